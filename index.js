@@ -1,0 +1,104 @@
+'use strict'
+// readfile-utf8: fs.readFileSync(path, 'utf8'), faster, with the same result and
+// the same errors. This file is the thin JS layer: it decodes fs's argument forms
+// and hands the common ones to the native pipeline (src/lib.rs); everything else
+// goes to fs itself, which then answers (or throws) exactly as it always does.
+const fs = require('node:fs')
+const { fileURLToPath } = require('node:url')
+const { isUint8Array } = require('node:util/types')
+
+const native = require('./lib/native')
+const { failure, NUL_IN_PATH } = require('./lib/errors')
+const { DELEGATE, isUtf8, openFlags, requestedEncoding, O_RDONLY } = require('./lib/options')
+
+// Kept at load time, so a later patch of fs (readfile-utf8/register) cannot loop back to us.
+const fsReadFileSync = fs.readFileSync
+
+/**
+ * Reads with the native pipeline. Returns the string, throws fs's error, or
+ * returns DELEGATE for argument forms that only fs should answer.
+ */
+function readNative(path, flags) {
+  let result
+  let pathForError
+  if (typeof path === 'string') {
+    result = native.readPath(path, flags)
+    pathForError = path
+  } else if (typeof path === 'number') {
+    // fs treats every int32 as an fd (negative ones fail with EBADF at read).
+    if ((path | 0) !== path) return DELEGATE
+    result = native.readFd(path)
+  } else if (isUint8Array(path)) {
+    result = native.readPathBytes(path, flags)
+    pathForError = Buffer.from(path.buffer, path.byteOffset, path.byteLength).toString('utf8')
+  } else if (path instanceof URL && path.protocol === 'file:') {
+    try {
+      pathForError = fileURLToPath(path)
+    } catch {
+      return DELEGATE // fs throws the same URL error
+    }
+    result = native.readPath(pathForError, flags)
+  } else {
+    return DELEGATE
+  }
+  if (typeof result === 'string') return result
+  if (result === NUL_IN_PATH) return DELEGATE // fs throws ERR_INVALID_ARG_VALUE
+  throw failure(result, pathForError)
+}
+
+function invalidEncoding(encoding) {
+  const shown = typeof encoding === 'string' ? `'${encoding}'` : String(encoding)
+  const err = new TypeError(
+    `The argument 'encoding' must be 'utf8' or 'utf-8' for readFileUtf8. Received ${shown}`,
+  )
+  err.code = 'ERR_INVALID_ARG_VALUE'
+  return err
+}
+
+/**
+ * Reads a whole file as UTF-8 text: `===` to `fs.readFileSync(path, 'utf8')`.
+ * @param {string | Buffer | URL | number} path file path, `file:` URL or fd
+ * @param {'utf8' | 'utf-8' | { encoding?: 'utf8' | 'utf-8' | null, flag?: string | number }} [options]
+ * @returns {string}
+ */
+function readFileUtf8(path, options) {
+  let flags = O_RDONLY
+  if (options !== undefined) {
+    const encoding = requestedEncoding(options)
+    if (typeof options === 'object' && options !== null) {
+      if (encoding != null && !isUtf8(encoding)) throw invalidEncoding(encoding)
+      flags = openFlags(options.flag)
+    } else if (typeof options === 'string') {
+      if (!isUtf8(options)) throw invalidEncoding(options)
+    } else {
+      flags = DELEGATE // fs throws its ERR_INVALID_ARG_TYPE for the options
+    }
+  }
+  const result = flags === DELEGATE ? DELEGATE : readNative(path, flags)
+  return result === DELEGATE ? fsReadFileSync(path, asUtf8Options(options)) : result
+}
+
+/** The options to give fs for a readFileUtf8 call it must answer: always UTF-8. */
+function asUtf8Options(options) {
+  if (options === undefined) return 'utf8'
+  if (options !== null && typeof options === 'object') return { encoding: 'utf8', flag: options.flag }
+  return options // a UTF-8 spelling, or a wrong type fs throws for
+}
+
+/**
+ * `fs.readFileSync` with exactly fs's signature: UTF-8 requests take the native
+ * path, every other call is passed to `fs.readFileSync` unchanged.
+ */
+function readFileSync(path, options) {
+  if (!isUtf8(requestedEncoding(options))) return fsReadFileSync(path, options)
+  const flags = typeof options === 'string' ? O_RDONLY : openFlags(options.flag)
+  const result = flags === DELEGATE ? DELEGATE : readNative(path, flags)
+  return result === DELEGATE ? fsReadFileSync(path, options) : result
+}
+
+module.exports = {
+  readFileUtf8,
+  readFileSync,
+  /** Which UTF-8 engine the addon uses in this process: 'simdutf' or 'fallback'. */
+  engine: native.engine,
+}

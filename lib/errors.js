@@ -1,0 +1,55 @@
+'use strict'
+// Builds the errors fs would throw, from the failure codes the native functions
+// return instead of a string (see src/lib.rs): `errno * 8 + syscall` for an OS
+// error, or a negative code.
+const { getSystemErrorMap } = require('node:util')
+const { constants: bufferConstants } = require('node:buffer')
+
+/** Index = `read::Syscall` in Rust. */
+const SYSCALLS = ['open', 'read']
+const NUL_IN_PATH = -1 // index.js lets fs answer these (its argument errors)
+const STRING_TOO_LONG = -2
+
+let systemErrors
+function describe(errno) {
+  systemErrors ??= getSystemErrorMap()
+  return systemErrors.get(errno) ?? ['UNKNOWN', 'unknown error']
+}
+
+/**
+ * The error fs throws for a failed syscall: the same message, and own
+ * properties errno, code, syscall (and path when fs sets it) in fs's order.
+ */
+function systemError(errno, syscall, path) {
+  const uvErrno = -errno
+  const [code, description] = describe(uvErrno)
+  let message = `${code}: ${description}, ${syscall}`
+  if (path !== undefined) message += ` '${path}'`
+  const err = new Error(message)
+  err.errno = uvErrno
+  err.code = code
+  err.syscall = syscall
+  if (path !== undefined) err.path = path
+  return err
+}
+
+/** fs's error for a string longer than V8's kMaxLength. */
+function stringTooLong() {
+  const err = new Error(`Cannot create a string longer than 0x${bufferConstants.MAX_STRING_LENGTH.toString(16)} characters`)
+  err.code = 'ERR_STRING_TOO_LONG'
+  return err
+}
+
+/**
+ * Turns a native failure code into fs's error. `pathForError` is the path fs
+ * would name (a string), or undefined for fds.
+ */
+function failure(code, pathForError) {
+  if (code === STRING_TOO_LONG) return stringTooLong()
+  const errno = Math.floor(code / 8)
+  const syscall = SYSCALLS[code % 8]
+  // fs names the path only for the open() failure, as Node's own errors do.
+  return systemError(errno, syscall, syscall === 'open' ? pathForError : undefined)
+}
+
+module.exports = { failure, NUL_IN_PATH }

@@ -1,0 +1,161 @@
+//! Step 4 of the pipeline: hand the code units to V8 as a JS string.
+//!
+//! This is the one place that gives memory to V8. Small strings are copied into
+//! the V8 heap (`napi_create_string_latin1/utf16`) and our buffer is dropped here.
+//! Larger ones become *external* strings
+//! (`node_api_create_external_string_latin1/utf16`): V8 points at our buffer, which
+//! is then owned by the string's finalizer and freed by it. Node does not tell V8's
+//! GC about that memory, so we do (`napi_adjust_external_memory`), or a loop of
+//! reads would grow RSS to gigabytes before any finalizer ran.
+
+use std::ffi::c_void;
+use std::ptr;
+
+use napi::bindgen_prelude::ToNapiValue;
+use napi::sys;
+
+use crate::transcode::Text;
+
+/// V8's `String::kMaxLength` on 64-bit Node 20–26: 2^29 − 24 characters.
+pub const MAX_STRING_LENGTH: usize = 0x1fff_ffe8;
+
+/// Strings with at least this many bytes of data are made external, smaller ones
+/// copied. Below it the copy into V8's heap is cheaper than the external string's
+/// extra allocation, finalizer and GC bookkeeping.
+pub const EXTERNAL_MIN_BYTES: usize = 64 * 1024;
+
+/// What a native read returns to JS: the string, or a failure code (see lib.rs).
+pub enum Outcome {
+  Text(Text),
+  Failure(i32),
+}
+
+/// Returned instead of a string when V8 refuses it (longer than kMaxLength).
+pub const STRING_TOO_LONG: i32 = -2;
+
+impl ToNapiValue for Outcome {
+  unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+    let code = match val {
+      Outcome::Failure(code) => code,
+      Outcome::Text(text) => match create_string(env, text) {
+        Some(value) => return Ok(value),
+        None => STRING_TOO_LONG,
+      },
+    };
+    // SAFETY: `env` is the live env napi-rs passed to this conversion.
+    unsafe { i32::to_napi_value(env, code) }
+  }
+}
+
+/// Creates the JS string; `None` if V8 refused it (too long). Every buffer is
+/// either dropped before returning or owned by a registered finalizer.
+fn create_string(env: sys::napi_env, text: Text) -> Option<sys::napi_value> {
+  if text.len() > MAX_STRING_LENGTH {
+    return None; // `text` dropped here: nothing leaks.
+  }
+  match text {
+    Text::Latin1(data) if data.len() < EXTERNAL_MIN_BYTES => copy_latin1(env, &data),
+    Text::Utf16(data) if data.len() * 2 < EXTERNAL_MIN_BYTES => copy_utf16(env, &data),
+    Text::Latin1(data) => external(env, data),
+    Text::Utf16(data) => external(env, data),
+  }
+}
+
+fn copy_latin1(env: sys::napi_env, data: &[u8]) -> Option<sys::napi_value> {
+  let mut result = ptr::null_mut();
+  // SAFETY: `data` is valid for `data.len()` bytes for the duration of the call, which copies them.
+  let status = unsafe { sys::napi_create_string_latin1(env, data.as_ptr().cast(), data.len() as isize, &mut result) };
+  (status == sys::Status::napi_ok).then_some(result)
+}
+
+fn copy_utf16(env: sys::napi_env, data: &[u16]) -> Option<sys::napi_value> {
+  let mut result = ptr::null_mut();
+  // SAFETY: `data` is valid for `data.len()` code units for the duration of the call, which copies them.
+  let status = unsafe { sys::napi_create_string_utf16(env, data.as_ptr(), data.len() as isize, &mut result) };
+  (status == sys::Status::napi_ok).then_some(result)
+}
+
+#[derive(Clone, Copy)]
+enum Encoding {
+  Latin1,
+  Utf16,
+}
+
+/// The code-unit types an external string can be made of.
+trait CodeUnit: Sized + 'static {
+  const ENCODING: Encoding;
+}
+impl CodeUnit for u8 {
+  const ENCODING: Encoding = Encoding::Latin1;
+}
+impl CodeUnit for u16 {
+  const ENCODING: Encoding = Encoding::Utf16;
+}
+
+/// Hands `data` to V8 as an external string. The `Vec` is boxed and the box's
+/// pointer is the finalize hint: from a successful call on, only `finalize::<T>`
+/// may free it; if the call fails, V8 never saw it and we free it here.
+fn external<T: CodeUnit>(env: sys::napi_env, data: Vec<T>) -> Option<sys::napi_value> {
+  let len = data.len();
+  let bytes = external_bytes(&data);
+  let owner: *mut Vec<T> = Box::into_raw(Box::new(data));
+  // SAFETY: `owner` came from Box::into_raw just above and has not been freed.
+  let units = unsafe { (*owner).as_ptr() };
+  // Account before creating: if V8 ever ran the finalizer synchronously (copied),
+  // its −bytes would otherwise come before our +bytes.
+  adjust_external_memory(env, bytes);
+  let mut result = ptr::null_mut();
+  let mut copied = false;
+  // SAFETY: `units` points at `len` immutable code units owned by `*owner`, which
+  // stays alive until `finalize::<T>` frees it; the encoding matches T.
+  let status = unsafe {
+    match T::ENCODING {
+      Encoding::Latin1 => sys::node_api_create_external_string_latin1(
+        env,
+        units.cast(),
+        len as isize,
+        Some(finalize::<T>),
+        owner.cast(),
+        &mut result,
+        &mut copied,
+      ),
+      Encoding::Utf16 => sys::node_api_create_external_string_utf16(
+        env,
+        units.cast(),
+        len as isize,
+        Some(finalize::<T>),
+        owner.cast(),
+        &mut result,
+        &mut copied,
+      ),
+    }
+  };
+  if status == sys::Status::napi_ok {
+    return Some(result);
+  }
+  // V8 refused (e.g. longer than kMaxLength) and did not call the finalizer.
+  adjust_external_memory(env, -bytes);
+  // SAFETY: the failed call did not take ownership, so `owner` is still ours alone.
+  drop(unsafe { Box::from_raw(owner) });
+  None
+}
+
+fn external_bytes<T>(data: &Vec<T>) -> i64 {
+  (data.capacity() * std::mem::size_of::<T>()) as i64
+}
+
+fn adjust_external_memory(env: sys::napi_env, change: i64) {
+  let mut total = 0i64;
+  // SAFETY: `env` is a live env (callers check for null at teardown).
+  unsafe { sys::napi_adjust_external_memory(env, change, &mut total) };
+}
+
+/// Runs when V8 collects the string, or at env teardown with a null env.
+unsafe extern "C" fn finalize<T: CodeUnit>(env: sys::node_api_basic_env, _data: *mut c_void, hint: *mut c_void) {
+  // SAFETY: `hint` is the pointer `external::<T>` got from Box::into_raw; V8 calls
+  // this finalizer exactly once, so the box is freed exactly once.
+  let owner = unsafe { Box::from_raw(hint.cast::<Vec<T>>()) };
+  if !env.is_null() {
+    adjust_external_memory(env.cast(), -external_bytes(&owner));
+  }
+}
