@@ -50,7 +50,7 @@ impl ToNapiValue for Outcome {
 /// Creates the JS string; `None` if V8 refused it (too long). Every buffer is
 /// either dropped before returning or owned by a registered finalizer.
 fn create_string(env: sys::napi_env, text: Text) -> Option<sys::napi_value> {
-  if text.len() > MAX_STRING_LENGTH {
+  if text.char_count() > MAX_STRING_LENGTH {
     return None; // `text` dropped here: nothing leaks.
   }
   match text {

@@ -16,7 +16,7 @@ pub enum Text {
 
 impl Text {
   /// The string's length in characters (code units), as V8 counts it.
-  pub fn len(&self) -> usize {
+  pub fn char_count(&self) -> usize {
     match self {
       Text::Latin1(v) => v.len(),
       Text::Utf16(v) => v.len(),
