@@ -27,6 +27,9 @@ pub const NUL_IN_PATH: i32 = -1;
 /// `js_string::STRING_TOO_LONG`). index.js turns them into fs's errors.
 fn outcome(read: Result<Vec<u8>, ReadError>) -> Outcome {
   match read {
+    // Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or
+    // more, whatever it decodes to (measured on Node 20 and 26), so do we.
+    Ok(bytes) if bytes.len() >= js_string::MAX_STRING_LENGTH => Outcome::Failure(js_string::STRING_TOO_LONG),
     Ok(bytes) => Outcome::Text(transcode::decode(bytes)),
     Err(ReadError::Os { errno, syscall }) => Outcome::Failure(errno * 8 + syscall as i32),
     Err(ReadError::NulInPath) => Outcome::Failure(NUL_IN_PATH),
@@ -34,19 +37,19 @@ fn outcome(read: Result<Vec<u8>, ReadError>) -> Outcome {
 }
 
 /// Reads the file at `path` (a string) opened with numeric fs `flags`.
-#[napi(js_name = "readPath", ts_return_type = "string | number")]
+#[napi(js_name = "readPath", catch_unwind, ts_return_type = "string | number")]
 pub fn read_path(path: String, flags: i32) -> Outcome {
   outcome(read::read_path(path.as_bytes(), flags))
 }
 
 /// Reads the file at `path` given as raw bytes (a Buffer path).
-#[napi(js_name = "readPathBytes", ts_return_type = "string | number")]
+#[napi(js_name = "readPathBytes", catch_unwind, ts_return_type = "string | number")]
 pub fn read_path_bytes(path: Uint8Array, flags: i32) -> Outcome {
   outcome(read::read_path(&path, flags))
 }
 
 /// Reads from an open fd's current position to EOF, leaving the fd open.
-#[napi(js_name = "readFd", ts_return_type = "string | number")]
+#[napi(js_name = "readFd", catch_unwind, ts_return_type = "string | number")]
 pub fn read_fd(fd: i32) -> Outcome {
   outcome(read::read_fd(fd))
 }

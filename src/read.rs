@@ -7,11 +7,10 @@
 //! growing loop until read returns 0. EINTR is retried everywhere.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read};
-use std::mem::ManuallyDrop;
+use std::io;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-use std::os::unix::io::{FromRawFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::io::{AsRawFd, RawFd};
 
 /// The syscall that failed, so the JS layer can build fs's error (`syscall` field).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,17 +40,14 @@ pub fn read_path(path: &[u8], flags: i32) -> Result<Vec<u8>, ReadError> {
     return Err(ReadError::NulInPath);
   }
   let file = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;
-  // Dropping `file` closes it on every path out of here. Node ignores close errors
-  // for readFileSync's own fd as well (it throws only after a successful read).
-  read_open_file(&file)
+  // Dropping `file` closes it on every path out of here; a close error is not
+  // reported, since by then the whole file has been read.
+  read_open_fd(file.as_raw_fd())
 }
 
 /// Reads from a caller-owned fd from its current position to EOF; never closes it.
 pub fn read_fd(fd: RawFd) -> Result<Vec<u8>, ReadError> {
-  // SAFETY: the File is wrapped in ManuallyDrop so it never closes the caller's fd;
-  // an fd that is not open only makes fstat/read fail with EBADF.
-  let file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
-  read_open_file(&file)
+  read_open_fd(fd)
 }
 
 fn open(path: &[u8], flags: i32) -> io::Result<File> {
@@ -64,69 +60,72 @@ fn open(path: &[u8], flags: i32) -> io::Result<File> {
     .open(std::ffi::OsStr::from_bytes(path))
 }
 
-fn read_open_file(mut file: &File) -> Result<Vec<u8>, ReadError> {
-  let meta = file.metadata().map_err(|e| os_error(e, Syscall::Read))?;
-  let ft = meta.file_type();
-  let regular = ft.is_file() && !ft.is_fifo() && !ft.is_char_device();
-  let size = meta.len() as usize;
+fn read_open_fd(fd: RawFd) -> Result<Vec<u8>, ReadError> {
+  let (regular, size) = file_kind_and_size(fd).map_err(|e| os_error(e, Syscall::Read))?;
   if regular && size > 0 {
-    read_sized(&mut file, size)
+    read_sized(fd, size)
   } else {
-    read_to_eof(&mut file, UNKNOWN_SIZE_FIRST_CHUNK)
+    grow_until_eof(fd, vec![0u8; UNKNOWN_SIZE_FIRST_CHUNK], 0)
   }
 }
 
 /// Regular file of known size: one read of `size + 1` bytes normally finishes it.
 /// A short read of a regular file means EOF; a full buffer means the file grew,
 /// so we keep reading until EOF.
-fn read_sized(file: &mut &File, size: usize) -> Result<Vec<u8>, ReadError> {
+fn read_sized(fd: RawFd, size: usize) -> Result<Vec<u8>, ReadError> {
   // Zeroed allocation: large ones come straight from mmap already zero, small ones
-  // are cheap to clear, and we need no unsafe to read into them.
+  // are cheap to clear, and `read` then only ever sees initialised memory.
   let mut buf = vec![0u8; size + 1];
-  let mut filled = 0;
-  loop {
-    match file.read(&mut buf[filled..]) {
-      Ok(0) => break,
-      Ok(n) => {
-        filled += n;
-        if filled < buf.len() {
-          break; // short read of a regular file: EOF
-        }
-        return read_rest(file, buf);
-      }
-      Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-      Err(e) => return Err(os_error(e, Syscall::Read)),
-    }
+  let n = read_retrying(fd, &mut buf)?;
+  if n == buf.len() {
+    return grow_until_eof(fd, buf, n);
   }
-  buf.truncate(filled);
+  buf.truncate(n);
   Ok(buf)
 }
 
-/// The buffer is full and more data may follow: continue in the growing loop.
-fn read_rest(file: &mut &File, buf: Vec<u8>) -> Result<Vec<u8>, ReadError> {
-  let filled = buf.len();
-  grow_until_eof(file, buf, filled)
-}
-
-fn read_to_eof(file: &mut &File, first_chunk: usize) -> Result<Vec<u8>, ReadError> {
-  grow_until_eof(file, vec![0u8; first_chunk], 0)
-}
-
-fn grow_until_eof(file: &mut &File, mut buf: Vec<u8>, mut filled: usize) -> Result<Vec<u8>, ReadError> {
+/// Reads until read returns 0, doubling the buffer whenever it is full.
+fn grow_until_eof(fd: RawFd, mut buf: Vec<u8>, mut filled: usize) -> Result<Vec<u8>, ReadError> {
   loop {
     if filled == buf.len() {
       let new_len = (buf.len() * 2).max(UNKNOWN_SIZE_FIRST_CHUNK);
       buf.resize(new_len, 0);
     }
-    match file.read(&mut buf[filled..]) {
-      Ok(0) => break,
-      Ok(n) => filled += n,
-      Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-      Err(e) => return Err(os_error(e, Syscall::Read)),
+    match read_retrying(fd, &mut buf[filled..])? {
+      0 => break,
+      n => filled += n,
     }
   }
   buf.truncate(filled);
   Ok(buf)
+}
+
+/// (is a regular file, st_size) from fstat.
+fn file_kind_and_size(fd: RawFd) -> io::Result<(bool, usize)> {
+  let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+  // SAFETY: fstat writes a full `struct stat` into `st` and reads nothing else;
+  // any fd number is allowed (a bad one fails with EBADF).
+  if unsafe { libc::fstat(fd, st.as_mut_ptr()) } != 0 {
+    return Err(io::Error::last_os_error());
+  }
+  // SAFETY: fstat returned 0, so it initialised `st`.
+  let st = unsafe { st.assume_init() };
+  Ok(((st.st_mode & libc::S_IFMT) == libc::S_IFREG, st.st_size as usize))
+}
+
+/// One read(2) into `buf`, retried on EINTR.
+fn read_retrying(fd: RawFd, buf: &mut [u8]) -> Result<usize, ReadError> {
+  loop {
+    // SAFETY: `buf` is valid for writes of `buf.len()` bytes for the whole call.
+    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+    if n >= 0 {
+      return Ok(n as usize);
+    }
+    let e = io::Error::last_os_error();
+    if e.kind() != io::ErrorKind::Interrupted {
+      return Err(os_error(e, Syscall::Read));
+    }
+  }
 }
 
 fn os_error(e: io::Error, syscall: Syscall) -> ReadError {

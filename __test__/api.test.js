@@ -1,0 +1,91 @@
+'use strict'
+// The package surface: readFileSync as a one-for-one fs replacement, the ESM
+// entry, and the TypeScript types.
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+
+const api = require('..')
+const { scratch } = require('./helpers')
+
+const file = scratch('api.txt')
+fs.writeFileSync(file, Buffer.from([...Buffer.from('héllo wörld 中 😀 '), 0xff, 0x41]))
+
+test('readFileSync hands every non-UTF-8 request to fs unchanged', () => {
+  for (const options of [undefined, null, {}, { encoding: null }, { flag: 'r' }, 'latin1', 'base64', 'hex', 'utf16le', 'ascii', { encoding: 'binary' }]) {
+    assert.deepEqual(api.readFileSync(file, options), fs.readFileSync(file, options), JSON.stringify(options))
+  }
+  assert.ok(Buffer.isBuffer(api.readFileSync(file)))
+})
+
+test('readFileSync serves UTF-8 requests with fs\'s exact string', () => {
+  for (const options of ['utf8', 'utf-8', 'UTF-8', { encoding: 'utf8' }, { encoding: 'UTF8', flag: 'r' }]) {
+    assert.equal(api.readFileSync(file, options), fs.readFileSync(file, options))
+  }
+})
+
+test('readFileUtf8 defaults to UTF-8 and accepts every fs path form', () => {
+  const expected = fs.readFileSync(file, 'utf8')
+  const fd = fs.openSync(file, 'r')
+  try {
+    assert.equal(api.readFileUtf8(fd), expected)
+  } finally {
+    fs.closeSync(fd)
+  }
+  assert.equal(api.readFileUtf8(file), expected)
+  assert.equal(api.readFileUtf8(file, 'utf-8'), expected)
+  assert.equal(api.readFileUtf8(file, { encoding: null }), expected)
+  assert.equal(api.readFileUtf8(file, {}), expected)
+  assert.equal(api.readFileUtf8(Buffer.from(file)), expected)
+  assert.equal(api.readFileUtf8(require('node:url').pathToFileURL(file)), expected)
+  assert.equal(api.readFileUtf8(path.relative(process.cwd(), file)), expected)
+})
+
+test('the ESM entry exports the same functions', () => {
+  const script = `import { readFileUtf8, readFileSync, engine } from 'readfile-utf8'
+    import def from 'readfile-utf8'
+    import { readFileSync as fsRead } from 'node:fs'
+    const p = ${JSON.stringify(file)}
+    if (readFileUtf8(p) !== fsRead(p, 'utf8') || readFileSync(p, 'utf8') !== fsRead(p, 'utf8')) process.exit(2)
+    if (def.readFileUtf8 !== readFileUtf8 || typeof engine() !== 'string') process.exit(3)
+    console.log('esm ok')`
+  // Resolve the package by name from a folder whose node_modules links to us.
+  const home = scratch('esm-home')
+  fs.mkdirSync(path.join(home, 'node_modules'), { recursive: true })
+  fs.symlinkSync(path.join(__dirname, '..'), path.join(home, 'node_modules', 'readfile-utf8'))
+  fs.writeFileSync(path.join(home, 'check.mjs'), script)
+  const r = spawnSync(process.execPath, [path.join(home, 'check.mjs')], { encoding: 'utf8', cwd: home })
+  assert.equal(r.status, 0, r.stderr)
+  assert.equal(r.stdout.trim(), 'esm ok')
+})
+
+test('index.d.ts type-checks real usage (and rejects misuse)', () => {
+  const tsc = require.resolve('typescript/bin/tsc')
+  const dir = scratch('types')
+  fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true })
+  fs.symlinkSync(path.join(__dirname, '..'), path.join(dir, 'node_modules', 'readfile-utf8'))
+  fs.symlinkSync(path.join(__dirname, '..', 'node_modules', '@types'), path.join(dir, 'node_modules', '@types'))
+  const compile = (source) => {
+    fs.writeFileSync(path.join(dir, 'use.ts'), source)
+    return spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', 'use.ts'], { cwd: dir, encoding: 'utf8' })
+  }
+  const ok = compile(`import { readFileUtf8, readFileSync, engine } from 'readfile-utf8'
+    const a: string = readFileUtf8('x')
+    const b: string = readFileUtf8(3, { flag: 'r' })
+    const c: string = readFileUtf8(new URL('file:///x'), 'utf-8')
+    const d: Buffer = readFileSync('x')
+    const e: string = readFileSync('x', 'utf8')
+    const f: string = readFileSync(Buffer.from('x'), { encoding: 'latin1' })
+    const g: 'simdutf' | 'fallback' = engine()
+    export { a, b, c, d, e, f, g }`)
+  assert.equal(ok.status, 0, ok.stdout + ok.stderr)
+  const bad = compile(`import { readFileUtf8 } from 'readfile-utf8'
+    const n: number = readFileUtf8('x')
+    readFileUtf8('x', 'latin1')
+    export { n }`)
+  assert.notEqual(bad.status, 0)
+  assert.match(bad.stdout, /TS2322/)
+  assert.match(bad.stdout, /TS2345|TS2769/)
+})

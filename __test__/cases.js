@@ -1,0 +1,124 @@
+'use strict'
+// Generators of the byte sequences that break UTF-8 decoders: every length
+// class and boundary code point, overlongs, surrogates, truncations, bytes that
+// never occur in UTF-8, and deterministic random bytes.
+
+/** A tiny seeded PRNG (mulberry32): the same cases on every run. */
+function prng(seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const utf8 = (s) => [...Buffer.from(s, 'utf8')]
+const cp = (n) => utf8(String.fromCodePoint(n))
+
+/** Named sequences, valid and invalid, to place at every offset. */
+const NASTY = {
+  // Valid code points at every length-class boundary.
+  'U+0000 NUL': cp(0x0),
+  'U+007F': cp(0x7f),
+  'U+0080': cp(0x80),
+  'U+00FF': cp(0xff),
+  'U+0100': cp(0x100),
+  'U+07FF': cp(0x7ff),
+  'U+0800': cp(0x800),
+  'U+D7FF': cp(0xd7ff),
+  'U+E000': cp(0xe000),
+  'U+FEFF BOM': cp(0xfeff),
+  'U+FFFD': cp(0xfffd),
+  'U+FFFF': cp(0xffff),
+  'U+10000': cp(0x10000),
+  'U+10FFFF': cp(0x10ffff),
+  // Overlong encodings.
+  'overlong C0 80': [0xc0, 0x80],
+  'overlong C1 BF': [0xc1, 0xbf],
+  'overlong E0 80 80': [0xe0, 0x80, 0x80],
+  'overlong E0 9F BF': [0xe0, 0x9f, 0xbf],
+  'overlong F0 80 80 80': [0xf0, 0x80, 0x80, 0x80],
+  'overlong F0 8F BF BF': [0xf0, 0x8f, 0xbf, 0xbf],
+  // Encoded surrogates.
+  'surrogate ED A0 80': [0xed, 0xa0, 0x80],
+  'surrogate ED BF BF': [0xed, 0xbf, 0xbf],
+  'surrogate pair ED A0 BD ED B8 80': [0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80],
+  // Above U+10FFFF.
+  'F4 90 80 80': [0xf4, 0x90, 0x80, 0x80],
+  // Truncated sequences.
+  'truncated C3': [0xc3],
+  'truncated E2': [0xe2],
+  'truncated E2 82': [0xe2, 0x82],
+  'truncated F0': [0xf0],
+  'truncated F0 9F': [0xf0, 0x9f],
+  'truncated F0 9F 98': [0xf0, 0x9f, 0x98],
+  'truncated E2 then ASCII': [0xe2, 0x41],
+  'truncated F0 9F then valid 2-byte': [0xf0, 0x9f, 0xc3, 0xa9],
+  // Lone continuation bytes.
+  'lone 80': [0x80],
+  'lone BF': [0xbf],
+  'lone 80 80 80': [0x80, 0x80, 0x80],
+  // Bytes that never appear in UTF-8.
+  C0: [0xc0],
+  C1: [0xc1],
+  F5: [0xf5],
+  F8: [0xf8],
+  FC: [0xfc],
+  FE: [0xfe],
+  FF: [0xff],
+  'F5 80 80 80': [0xf5, 0x80, 0x80, 0x80],
+  'FF FE': [0xff, 0xfe],
+}
+
+/** Fillers that put the rest of the file into each class. */
+const FILLERS = {
+  ascii: utf8('a'),
+  latin1: utf8('é'),
+  cjk: utf8('中'),
+  emoji: utf8('😀'),
+}
+
+/** `n` bytes of `filler` (the last character may be cut when it does not fit). */
+function fill(filler, n) {
+  const out = []
+  while (out.length < n) out.push(...filler)
+  return out.slice(0, n)
+}
+
+/** Random byte arrays of several flavours, deterministic from `seed`. */
+function randomFiles(seed, count, maxLen) {
+  const rand = prng(seed)
+  const files = []
+  for (let i = 0; i < count; i++) {
+    const len = Math.floor(rand() * maxLen)
+    const flavour = i % 4
+    const bytes = []
+    if (flavour === 0) {
+      // Uniform random bytes: errors everywhere.
+      for (let j = 0; j < len; j++) bytes.push(Math.floor(rand() * 256))
+    } else if (flavour === 1) {
+      // Mostly ASCII with sparse high bytes.
+      for (let j = 0; j < len; j++) bytes.push(rand() < 0.03 ? 0x80 + Math.floor(rand() * 128) : 0x20 + Math.floor(rand() * 95))
+    } else {
+      // Random valid code points, then (flavour 3) a few mutated bytes.
+      while (bytes.length < len) {
+        const r = rand()
+        let c
+        if (r < 0.4) c = Math.floor(rand() * 0x80)
+        else if (r < 0.6) c = 0x80 + Math.floor(rand() * 0x780)
+        else if (r < 0.85) c = 0x800 + Math.floor(rand() * 0xf800)
+        else c = 0x10000 + Math.floor(rand() * 0x100000)
+        if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd
+        bytes.push(...cp(c))
+      }
+      if (flavour === 3) for (let k = 0; k < 3 && bytes.length; k++) bytes[Math.floor(rand() * bytes.length)] = Math.floor(rand() * 256)
+    }
+    files.push(bytes)
+  }
+  return files
+}
+
+module.exports = { prng, utf8, cp, NASTY, FILLERS, fill, randomFiles }

@@ -1,0 +1,138 @@
+'use strict'
+// Differential tests: for generated files, our string must be `===` to
+// fs.readFileSync(p, 'utf8') — Node itself is the oracle.
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+
+const { readFileUtf8, readFileSync } = require('..')
+const { scratch, assertSameAsFs } = require('./helpers')
+const { NASTY, FILLERS, fill, randomFiles, utf8, prng } = require('./cases')
+
+// Offsets 0..70 put each sequence before, on and after the 16-, 32- and 64-byte
+// block edges that SIMD decoders work in.
+const OFFSETS = Array.from({ length: 71 }, (_, i) => i)
+
+for (const [name, seq] of Object.entries(NASTY)) {
+  test(`${name} at every offset 0..70, in every filler, mid-file and at EOF`, () => {
+    const file = scratch('nasty.txt')
+    let checked = 0
+    for (const [fillerName, filler] of Object.entries(FILLERS)) {
+      for (const offset of OFFSETS) {
+        const prefix = fill(filler, offset)
+        for (const tail of [[], fill(filler, 80)]) {
+          const bytes = Buffer.from([...prefix, ...seq, ...tail])
+          assertSameAsFs(readFileUtf8, file, bytes, `${name} after ${offset} ${fillerName} bytes`)
+          checked++
+        }
+      }
+    }
+    assert.equal(checked, Object.keys(FILLERS).length * OFFSETS.length * 2)
+  })
+}
+
+test('readFileSync(p, utf8 spellings) matches fs on every nasty sequence', () => {
+  const file = scratch('spellings.txt')
+  for (const [name, seq] of Object.entries(NASTY)) {
+    const bytes = Buffer.from([...fill(FILLERS.latin1, 33), ...seq])
+    fs.writeFileSync(file, bytes)
+    const expected = fs.readFileSync(file, 'utf8')
+    for (const options of ['utf8', 'utf-8', 'UTF8', 'Utf-8', { encoding: 'utf8' }, { encoding: 'utf-8', flag: 'r' }]) {
+      assert.equal(readFileSync(file, options), expected, `${name} with ${JSON.stringify(options)}`)
+    }
+  }
+})
+
+test('pairs of nasty sequences next to each other', () => {
+  const file = scratch('pairs.txt')
+  const seqs = Object.values(NASTY)
+  let checked = 0
+  for (const a of seqs) {
+    for (const b of seqs) {
+      assertSameAsFs(readFileUtf8, file, Buffer.from([...fill(FILLERS.ascii, 30), ...a, ...b]), 'pair')
+      checked++
+    }
+  }
+  assert.equal(checked, seqs.length ** 2)
+})
+
+test('every code point class boundary in long runs (one-byte vs two-byte strings)', () => {
+  const file = scratch('runs.txt')
+  for (const c of [0x7f, 0x80, 0xff, 0x100, 0x7ff, 0x800, 0xffff, 0x10000, 0x10ffff]) {
+    for (const len of [1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1000]) {
+      const s = String.fromCodePoint(c).repeat(len)
+      assert.equal(assertSameAsFs(readFileUtf8, file, Buffer.from(s), `U+${c.toString(16)} × ${len}`), s)
+    }
+  }
+})
+
+test('deterministic random byte files (2000 files, 0..4 KiB)', () => {
+  const file = scratch('random.txt')
+  const files = randomFiles(0x5eed, 2000, 4096)
+  for (const [i, bytes] of files.entries()) assertSameAsFs(readFileUtf8, file, Buffer.from(bytes), `random #${i}`)
+  assert.equal(files.length, 2000)
+})
+
+test('empty file and one-byte files for all 256 byte values', () => {
+  const file = scratch('one-byte.txt')
+  assert.equal(assertSameAsFs(readFileUtf8, file, Buffer.alloc(0)), '')
+  for (let b = 0; b < 256; b++) assertSameAsFs(readFileUtf8, file, Buffer.from([b]), `byte ${b}`)
+})
+
+// Large files: above the external-string threshold (64 KiB of string data) and
+// at 4 MiB+, for each class, with an odd byte that changes the class placed at
+// the start, in the middle and at the end.
+const BASES = {
+  ascii: 'const answer = compute(42); // plain source text\n',
+  latin1: 'Déjà vu à Noël, über Straße, ça coûte très cher.\n',
+  utf8_mixed: 'Mixed: café, 中文, 日本語, emoji 😀🎉 and ASCII.\n',
+  cjk: '漢字とかなの混じった文章、中文句子。한국어 문장.\n',
+}
+const ODD = {
+  'é (U+00E9)': utf8('é'),
+  'Ā (U+0100)': utf8('Ā'),
+  '😀 (4 bytes)': utf8('😀'),
+  'stray FF': [0xff],
+  'truncated E2 82': [0xe2, 0x82],
+  'lone 80': [0x80],
+}
+
+function bigFile(base, size) {
+  const unit = Buffer.from(base)
+  const buf = Buffer.alloc(size)
+  for (let i = 0; i < size; i += unit.length) unit.copy(buf, i)
+  return buf
+}
+
+for (const size of [64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 1024 * 1024 + 7, 4 * 1024 * 1024 + 3]) {
+  test(`large files of ${size} bytes: every class × odd byte at start, middle, end`, () => {
+    const file = scratch(`big-${size}.txt`)
+    for (const [className, base] of Object.entries(BASES)) {
+      const clean = bigFile(base, size)
+      // Cut the tail back to a character boundary, so "clean" is valid UTF-8.
+      let end = clean.length
+      while (end > 0 && (clean[end - 1] & 0xc0) === 0x80) end--
+      if (end > 0 && clean[end - 1] >= 0xc0) end--
+      const valid = Buffer.concat([clean.subarray(0, end), Buffer.alloc(clean.length - end, 0x20)])
+      assertSameAsFs(readFileUtf8, file, valid, `${className} clean`)
+      for (const [oddName, odd] of Object.entries(ODD)) {
+        for (const where of ['start', 'middle', 'end']) {
+          const at = where === 'start' ? 0 : where === 'middle' ? valid.length >> 1 : valid.length - odd.length
+          const bytes = Buffer.from(valid)
+          Buffer.from(odd).copy(bytes, at)
+          assertSameAsFs(readFileUtf8, file, bytes, `${className} + ${oddName} at ${where}`)
+        }
+      }
+    }
+  })
+}
+
+test('Latin-1 text with invalid bytes sprinkled every ~4 KiB (the bench "invalid" shape)', () => {
+  const file = scratch('sprinkled.txt')
+  const rand = prng(7)
+  for (const base of Object.values(BASES)) {
+    const bytes = bigFile(base, 1024 * 1024)
+    for (let i = Math.floor(rand() * 4096); i < bytes.length; i += 3000 + Math.floor(rand() * 2000)) bytes[i] = 0xff
+    assertSameAsFs(readFileUtf8, file, bytes, 'sprinkled')
+  }
+})

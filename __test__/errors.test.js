@@ -1,0 +1,195 @@
+'use strict'
+// Every failure throws what fs throws: same constructor, name, code, errno,
+// syscall, path (present or absent) and message — compared field by field.
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const { pathToFileURL } = require('node:url')
+
+const { readFileUtf8, readFileSync } = require('..')
+const { SCRATCH, scratch, assertSameError, errorFields, thrown } = require('./helpers')
+
+const existing = scratch('exists.txt')
+fs.writeFileSync(existing, 'héllo\n')
+const dir = scratch('a-directory')
+fs.mkdirSync(dir)
+const loopA = scratch('loop-a')
+fs.symlinkSync(scratch('loop-b'), loopA)
+fs.symlinkSync(loopA, scratch('loop-b'))
+
+/** Checks both entry points, with the usual option forms, against fs. */
+function sameErrorEverywhere(label, pathArg, extraOptions = [undefined, 'utf8', { encoding: 'utf8' }]) {
+  for (const options of extraOptions) {
+    assertSameError(
+      () => readFileUtf8(pathArg, options),
+      () => fs.readFileSync(pathArg, options ?? 'utf8'),
+      `${label}: readFileUtf8 with ${JSON.stringify(options)}`,
+    )
+    assertSameError(
+      () => readFileSync(pathArg, options ?? 'utf8'),
+      () => fs.readFileSync(pathArg, options ?? 'utf8'),
+      `${label}: readFileSync with ${JSON.stringify(options)}`,
+    )
+  }
+}
+
+const OS_ERRORS = {
+  ENOENT: scratch('no-such-file'),
+  'ENOENT (relative)': 'no/such/relative/file',
+  'ENOENT (empty path)': '',
+  EISDIR: dir,
+  ENOTDIR: path.join(existing, 'child'),
+  ELOOP: loopA,
+  ENAMETOOLONG: scratch('x'.repeat(5000)),
+  'ENOENT (Buffer path, non-UTF-8 bytes)': Buffer.concat([Buffer.from(SCRATCH + '/n'), Buffer.from([0xff, 0x6f])]),
+  'ENOENT (file: URL)': pathToFileURL(scratch('nöpe')),
+  'EISDIR (file: URL)': pathToFileURL(dir),
+  'ENOENT (Uint8Array path)': new Uint8Array(Buffer.from(scratch('nope'))),
+}
+for (const [label, p] of Object.entries(OS_ERRORS)) {
+  test(`${label} is fs's error`, () => {
+    const err = thrown(() => readFileUtf8(p))
+    assert.ok(err instanceof Error, 'throws an Error')
+    sameErrorEverywhere(label, p)
+  })
+}
+
+test('EBADF for bad fds (unopened, negative, closed, write-only) is fs\'s error', () => {
+  const closed = fs.openSync(existing, 'r')
+  fs.closeSync(closed)
+  const writeOnly = fs.openSync(scratch('write-only.txt'), 'w')
+  try {
+    for (const fd of [999, -1, -2147483648, 2147483647, closed, writeOnly]) {
+      sameErrorEverywhere(`fd ${fd}`, fd)
+      assert.equal(thrown(() => readFileUtf8(fd)).code, 'EBADF')
+    }
+  } finally {
+    fs.closeSync(writeOnly)
+  }
+})
+
+test('open flags: fs\'s errors for w on a read, ax on an existing file, bad flags', () => {
+  const target = scratch('flagged.txt')
+  fs.writeFileSync(target, 'data')
+  for (const flag of ['ax', 'wx', 'xa+', 'zz', '', 'R', true, {}, 1.5]) {
+    assertSameError(
+      () => readFileUtf8(target, { flag }),
+      () => fs.readFileSync(target, { encoding: 'utf8', flag }),
+      `flag ${JSON.stringify(flag)}`,
+    )
+  }
+  // 'w' truncates, then the read of a write-only fd fails: fs's EBADF, file emptied.
+  assertSameError(() => readFileUtf8(target, { flag: 'w' }), () => fs.readFileSync(target, { encoding: 'utf8', flag: 'w' }))
+  assert.equal(fs.readFileSync(target, 'utf8'), '')
+})
+
+test('open flags that read succeed as in fs (r, rs, r+, a+, w+, numeric)', () => {
+  const target = scratch('flags-ok.txt')
+  for (const flag of ['r', 'rs', 'sr', 'r+', 'rs+', 'a+', 'as+', fs.constants.O_RDONLY, fs.constants.O_RDWR]) {
+    fs.writeFileSync(target, 'flag data é')
+    const expected = fs.readFileSync(target, { encoding: 'utf8', flag })
+    fs.writeFileSync(target, 'flag data é')
+    assert.equal(readFileUtf8(target, { flag }), expected, `flag ${flag}`)
+  }
+  fs.writeFileSync(target, 'to be truncated')
+  assert.equal(readFileUtf8(target, { flag: 'w+' }), '')
+  const created = scratch('created-by-a-plus.txt')
+  assert.equal(readFileUtf8(created, { flag: 'a+' }), '')
+  assert.ok(fs.existsSync(created), "'a+' creates the file as fs does")
+})
+
+test('wrong argument types give fs\'s ERR_INVALID_ARG_TYPE', () => {
+  for (const p of [undefined, null, true, false, 1.5, NaN, Infinity, 2 ** 31, -(2 ** 31) - 1, 10n, {}, [], () => {}, Symbol('s'), new Date(0)]) {
+    sameErrorEverywhere(`path ${typeof p} ${String(p)}`, p)
+  }
+})
+
+test('NUL bytes in string, Buffer and URL paths give fs\'s ERR_INVALID_ARG_VALUE', () => {
+  for (const p of ['a\0b', `${existing}\0`, Buffer.from('a\0b'), new URL('file:///tmp/a%00b')]) {
+    sameErrorEverywhere(`NUL in ${JSON.stringify(String(p))}`, p)
+  }
+})
+
+test('non-file URLs and bad file URLs give fs\'s URL errors', () => {
+  for (const u of ['http://example.invalid/x', 'file://remote-host/x', 'file:///a%2fb', 'data:text/plain,hi']) {
+    sameErrorEverywhere(u, new URL(u))
+  }
+})
+
+test('bad options give fs\'s errors; readFileUtf8 rejects non-UTF-8 encodings clearly', () => {
+  for (const options of [5, true, Symbol('o')]) {
+    assertSameError(() => readFileUtf8(existing, options), () => fs.readFileSync(existing, options), `options ${String(options)}`)
+    assertSameError(() => readFileSync(existing, options), () => fs.readFileSync(existing, options), `options ${String(options)}`)
+  }
+  for (const encoding of ['latin1', 'base64', 'nope', 'utf16le']) {
+    const err = thrown(() => readFileUtf8(existing, encoding))
+    assert.equal(err.code, 'ERR_INVALID_ARG_VALUE')
+    assert.ok(err instanceof TypeError)
+    assert.match(err.message, new RegExp(`'utf8' or 'utf-8'.*Received '${encoding}'`))
+    assert.equal(thrown(() => readFileUtf8(existing, { encoding })).code, 'ERR_INVALID_ARG_VALUE')
+  }
+  // readFileSync hands an unknown encoding to fs: fs's own error.
+  assertSameError(() => readFileSync(existing, 'nope'), () => fs.readFileSync(existing, 'nope'))
+})
+
+test('EACCES (checked as an unprivileged user) is fs\'s error', () => {
+  const locked = scratch('locked.txt')
+  fs.writeFileSync(locked, 'secret')
+  fs.chmodSync(locked, 0o000)
+  fs.chmodSync(SCRATCH, 0o755)
+  // The unprivileged child may not be able to enter the checkout's folders, so it
+  // loads a copy of the package from the (world-readable) scratch folder.
+  const pkg = scratch('pkg-copy')
+  const root = path.join(__dirname, '..')
+  for (const entry of ['package.json', 'index.js', 'lib', require('../lib/binary-name').findBinary()]) {
+    fs.cpSync(path.resolve(root, entry), path.join(pkg, path.basename(entry)), { recursive: true })
+  }
+  fs.cpSync(path.join(__dirname, 'helpers.js'), path.join(pkg, 'helpers.js'))
+  const script = `
+    const fs = require('node:fs')
+    const { readFileUtf8, readFileSync } = require(${JSON.stringify(pkg)})
+    const { errorFields, thrown } = require(${JSON.stringify(path.join(pkg, 'helpers.js'))})
+    const p = ${JSON.stringify(locked)}
+    process.stdout.write(JSON.stringify({
+      fs: errorFields(thrown(() => fs.readFileSync(p, 'utf8'))),
+      ours: errorFields(thrown(() => readFileUtf8(p))),
+      oursSync: errorFields(thrown(() => readFileSync(p, 'utf8'))),
+    }))`
+  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+  const r = spawnSync(process.execPath, ['-e', script], { ...asNobody, encoding: 'utf8', cwd: '/' })
+  assert.equal(r.status, 0, r.stderr)
+  const { fs: expected, ours, oursSync } = JSON.parse(r.stdout)
+  assert.equal(expected.code, 'EACCES')
+  assert.deepEqual(ours, expected)
+  assert.deepEqual(oursSync, expected)
+})
+
+test('no failure above is a Rust panic or an unexpected native error', () => {
+  const inputs = [scratch('nope'), dir, 999, null, 'a\0b', new URL('http://x/')]
+  for (const p of inputs) {
+    const f = errorFields(thrown(() => readFileUtf8(p)))
+    assert.doesNotMatch(`${f.message}`, /panic|GenericFailure|napi/i)
+  }
+})
+
+test('ERR_STRING_TOO_LONG: from kMaxLength bytes on, as fs (which counts bytes, not chars)', () => {
+  const { MAX_STRING_LENGTH } = require('node:buffer').constants
+  const big = scratch('kmaxlength.txt')
+  // Sparse files of NULs: no disk used. One byte under the limit reads.
+  fs.writeFileSync(big, '')
+  fs.truncateSync(big, MAX_STRING_LENGTH - 1)
+  const s = readFileUtf8(big)
+  assert.equal(s.length, MAX_STRING_LENGTH - 1)
+  assert.equal(s, fs.readFileSync(big, 'utf8'))
+  // At the limit: too long, even when a 2-byte character makes it one char shorter.
+  fs.truncateSync(big, MAX_STRING_LENGTH)
+  assertSameError(() => readFileUtf8(big), () => fs.readFileSync(big, 'utf8'), 'ascii at the limit')
+  const fd = fs.openSync(big, 'r+')
+  fs.writeSync(fd, Buffer.from('é'), 0, 2, 0)
+  fs.closeSync(fd)
+  assertSameError(() => readFileUtf8(big), () => fs.readFileSync(big, 'utf8'), 'é + ascii at the limit')
+  assert.equal(thrown(() => readFileUtf8(big)).code, 'ERR_STRING_TOO_LONG')
+  fs.rmSync(big)
+})

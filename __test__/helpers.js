@@ -1,0 +1,78 @@
+'use strict'
+// Shared by the tests: a scratch folder, and the differential checks that make
+// Node's own fs the oracle for every result and every error.
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+
+const SCRATCH = fs.mkdtempSync(path.join(os.tmpdir(), 'readfile-utf8-test-'))
+process.on('exit', () => fs.rmSync(SCRATCH, { recursive: true, force: true }))
+
+/** A path in this process's scratch folder. */
+function scratch(name) {
+  return path.join(SCRATCH, name)
+}
+
+/** Describes a byte sequence briefly for assertion messages. */
+function hex(bytes, max = 24) {
+  const b = Buffer.from(bytes)
+  const shown = [...b.subarray(0, max)].map((x) => x.toString(16).padStart(2, '0')).join(' ')
+  return `${b.length} bytes [${shown}${b.length > max ? ' …' : ''}]`
+}
+
+/**
+ * Writes `bytes` to `file` and asserts that `read(file)` is `===` to
+ * `fs.readFileSync(file, 'utf8')`. Returns fs's string.
+ */
+function assertSameAsFs(read, file, bytes, label = '') {
+  fs.writeFileSync(file, bytes)
+  const expected = fs.readFileSync(file, 'utf8')
+  const actual = read(file)
+  if (actual !== expected) {
+    // Find the first difference for a useful message.
+    let i = 0
+    while (i < expected.length && actual.charCodeAt(i) === expected.charCodeAt(i)) i++
+    assert.fail(
+      `${label} ${hex(bytes)}: result differs from fs at char ${i} ` +
+        `(ours length ${actual?.length}, fs length ${expected.length}, ` +
+        `ours U+${actual?.charCodeAt(i)?.toString(16)}, fs U+${expected.charCodeAt(i)?.toString(16)})`,
+    )
+  }
+  return expected
+}
+
+/** Runs `fn`, returning what it threw (or fails if it did not throw). */
+function thrown(fn) {
+  try {
+    fn()
+  } catch (err) {
+    return err
+  }
+  assert.fail('expected a throw')
+}
+
+/** The fields of an error that users can observe, for field-by-field comparison. */
+function errorFields(err) {
+  return {
+    constructor: err?.constructor?.name,
+    name: err?.name,
+    code: err?.code,
+    errno: err?.errno,
+    syscall: err?.syscall,
+    path: err?.path,
+    hasPath: err != null && Object.hasOwn(err, 'path'),
+    message: err?.message,
+    ownKeys: err == null ? [] : Object.keys(err),
+    stackHead: typeof err?.stack === 'string' ? err.stack.split('\n')[0] : undefined,
+  }
+}
+
+/** Asserts that `ours()` throws exactly what `theirs()` throws, field by field. */
+function assertSameError(ours, theirs, label = '') {
+  const expected = errorFields(thrown(theirs))
+  const actual = errorFields(thrown(ours))
+  assert.deepEqual(actual, expected, label)
+}
+
+module.exports = { SCRATCH, scratch, hex, assertSameAsFs, thrown, errorFields, assertSameError }

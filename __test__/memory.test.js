@@ -1,0 +1,34 @@
+'use strict'
+// External strings keep their memory outside V8's heap. Unless V8's GC is told
+// about it, a loop of reads grows RSS to gigabytes before any finalizer runs.
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const path = require('node:path')
+const fs = require('node:fs')
+const { spawnSync } = require('node:child_process')
+
+const { scratch } = require('./helpers')
+
+test('3000 reads of a 1 MiB non-ASCII file, nothing kept: peak RSS stays under 400 MiB', () => {
+  const cases = {
+    utf16: Buffer.from('mixed 中文 😀 text\n'.repeat(60000)).subarray(0, 1 << 20),
+    latin1: Buffer.from('déjà vu à Noël\n'.repeat(80000)).subarray(0, 1 << 20),
+    ascii: Buffer.alloc(1 << 20, 'a'),
+  }
+  for (const [kind, bytes] of Object.entries(cases)) {
+    const file = scratch(`memory-${kind}.txt`)
+    fs.writeFileSync(file, bytes)
+    // A fresh process, so the peak is ours alone.
+    const script = `
+      const { readFileUtf8 } = require(${JSON.stringify(path.join(__dirname, '..'))})
+      let total = 0
+      for (let i = 0; i < 3000; i++) total += readFileUtf8(${JSON.stringify(file)}).length
+      process.stdout.write(JSON.stringify({ total, maxRssKiB: process.resourceUsage().maxRSS }))`
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+    assert.equal(r.status, 0, r.stderr)
+    const { total, maxRssKiB } = JSON.parse(r.stdout)
+    assert.ok(total > 3000 * 300000, `${kind}: read every time (${total} chars)`)
+    const peakMiB = maxRssKiB / 1024
+    assert.ok(peakMiB < 400, `${kind}: peak RSS ${peakMiB.toFixed(0)} MiB`)
+  }
+})
