@@ -8,13 +8,23 @@ const assert = require('node:assert/strict')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
-function runUnder(force) {
+function envWith(vars) {
   const env = { ...process.env }
-  if (force === undefined) delete env.SIMDUTF_FORCE_IMPLEMENTATION
-  else env.SIMDUTF_FORCE_IMPLEMENTATION = force
+  delete env.SIMDUTF_FORCE_IMPLEMENTATION
+  delete env.READFILE_UTF8_NO_SIMD
+  return { ...env, ...vars }
+}
+
+function runUnder(force, extra = {}) {
+  const env = envWith(force === undefined ? extra : { SIMDUTF_FORCE_IMPLEMENTATION: force, ...extra })
   const r = spawnSync(process.execPath, [path.join(__dirname, 'engine-check.js')], { env, encoding: 'utf8' })
   assert.equal(r.status, 0, `SIMDUTF_FORCE_IMPLEMENTATION=${force}: ${r.stderr}`)
   return JSON.parse(r.stdout)
+}
+
+/** Newer Nodes use simdutf themselves, and a broken value stops Node at startup. */
+function nodeStartsWith(force) {
+  return spawnSync(process.execPath, ['-e', '0'], { env: envWith({ SIMDUTF_FORCE_IMPLEMENTATION: force }) }).status === 0
 }
 
 const cpuFlags = (() => {
@@ -33,11 +43,23 @@ test('default engine is simdutf and matches fs', () => {
 
 for (const force of ['', 'no-such-implementation']) {
   test(`SIMDUTF_FORCE_IMPLEMENTATION=${JSON.stringify(force)} falls back to the Rust path and matches fs`, () => {
-    const { engine, checked } = runUnder(force)
-    assert.equal(engine, 'fallback')
-    assert.ok(checked > 1000)
+    if (nodeStartsWith(force)) {
+      const { engine, checked } = runUnder(force)
+      assert.equal(engine, 'fallback')
+      assert.ok(checked > 1000)
+    } else {
+      // This Node cannot run with that value at all (it breaks Node's own simdutf),
+      // so no user of ours can meet it: check that Node refuses, as expected.
+      assert.ok(Number(process.versions.node.split('.')[0]) >= 22, `Node ${process.version} refused to start`)
+    }
   })
 }
+
+test('READFILE_UTF8_NO_SIMD=1 selects the pure-Rust path, which matches fs', () => {
+  const { engine, checked } = runUnder(undefined, { READFILE_UTF8_NO_SIMD: '1' })
+  assert.equal(engine, 'fallback')
+  assert.ok(checked > 1000)
+})
 
 // simdutf's kernel names: icelake = AVX-512, haswell = AVX2, westmere = SSE4.2.
 for (const [force, flag] of [['fallback', ''], ['westmere', 'sse4_2'], ['haswell', 'avx2'], ['icelake', 'avx512_vbmi2']]) {

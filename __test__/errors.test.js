@@ -147,6 +147,9 @@ test('EACCES (checked as an unprivileged user) is fs\'s error', () => {
     fs.cpSync(path.resolve(root, entry), path.join(pkg, path.basename(entry)), { recursive: true })
   }
   fs.cpSync(path.join(__dirname, 'helpers.js'), path.join(pkg, 'helpers.js'))
+  // Likewise the Node binary (it may live under root's home, e.g. a downloaded Node 26).
+  const nodeCopy = path.join(pkg, 'node')
+  fs.cpSync(process.execPath, nodeCopy)
   const script = `
     const fs = require('node:fs')
     const { readFileUtf8, readFileSync } = require(${JSON.stringify(pkg)})
@@ -158,8 +161,8 @@ test('EACCES (checked as an unprivileged user) is fs\'s error', () => {
       oursSync: errorFields(thrown(() => readFileSync(p, 'utf8'))),
     }))`
   const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
-  const r = spawnSync(process.execPath, ['-e', script], { ...asNobody, encoding: 'utf8', cwd: '/' })
-  assert.equal(r.status, 0, r.stderr)
+  const r = spawnSync(nodeCopy, ['-e', script], { ...asNobody, encoding: 'utf8', cwd: '/' })
+  assert.equal(r.status, 0, String(r.error ?? r.stderr))
   const { fs: expected, ours, oursSync } = JSON.parse(r.stdout)
   assert.equal(expected.code, 'EACCES')
   assert.deepEqual(ours, expected)

@@ -11,10 +11,15 @@
 
 use std::sync::OnceLock;
 
-/// True when simdutf converts known samples correctly in this process.
+/// Set to any value, this environment variable turns simdutf off (for tests and
+/// for ruling simdutf out when debugging); the pure-Rust path is used instead.
+pub const DISABLE_ENV: &str = "READFILE_UTF8_NO_SIMD";
+
+/// True when simdutf may be used: not disabled, and it converts known samples
+/// correctly in this process.
 pub fn available() -> bool {
   static OK: OnceLock<bool> = OnceLock::new();
-  *OK.get_or_init(self_test)
+  *OK.get_or_init(|| std::env::var_os(DISABLE_ENV).is_none() && self_test())
 }
 
 fn self_test() -> bool {
