@@ -65,7 +65,7 @@ fn read_open_fd(fd: RawFd) -> Result<Vec<u8>, ReadError> {
   if regular && size > 0 {
     read_sized(fd, size)
   } else {
-    grow_until_eof(fd, vec![0u8; UNKNOWN_SIZE_FIRST_CHUNK], 0)
+    grow_until_eof(fd, Vec::with_capacity(UNKNOWN_SIZE_FIRST_CHUNK))
   }
 }
 
@@ -73,31 +73,24 @@ fn read_open_fd(fd: RawFd) -> Result<Vec<u8>, ReadError> {
 /// A short read of a regular file means EOF; a full buffer means the file grew,
 /// so we keep reading until EOF.
 fn read_sized(fd: RawFd, size: usize) -> Result<Vec<u8>, ReadError> {
-  // Zeroed allocation: large ones come straight from mmap already zero, small ones
-  // are cheap to clear, and `read` then only ever sees initialised memory.
-  let mut buf = vec![0u8; size + 1];
-  let n = read_retrying(fd, &mut buf)?;
-  if n == buf.len() {
-    return grow_until_eof(fd, buf, n);
+  let mut buf = Vec::with_capacity(size + 1);
+  read_appending(fd, &mut buf)?;
+  if buf.len() == buf.capacity() {
+    return grow_until_eof(fd, buf);
   }
-  buf.truncate(n);
   Ok(buf)
 }
 
 /// Reads until read returns 0, doubling the buffer whenever it is full.
-fn grow_until_eof(fd: RawFd, mut buf: Vec<u8>, mut filled: usize) -> Result<Vec<u8>, ReadError> {
+fn grow_until_eof(fd: RawFd, mut buf: Vec<u8>) -> Result<Vec<u8>, ReadError> {
   loop {
-    if filled == buf.len() {
-      let new_len = (buf.len() * 2).max(UNKNOWN_SIZE_FIRST_CHUNK);
-      buf.resize(new_len, 0);
+    if buf.len() == buf.capacity() {
+      buf.reserve(buf.capacity().max(UNKNOWN_SIZE_FIRST_CHUNK));
     }
-    match read_retrying(fd, &mut buf[filled..])? {
-      0 => break,
-      n => filled += n,
+    if read_appending(fd, &mut buf)? == 0 {
+      return Ok(buf);
     }
   }
-  buf.truncate(filled);
-  Ok(buf)
 }
 
 /// (is a regular file, st_size) from fstat.
@@ -113,13 +106,19 @@ fn file_kind_and_size(fd: RawFd) -> io::Result<(bool, usize)> {
   Ok(((st.st_mode & libc::S_IFMT) == libc::S_IFREG, st.st_size as usize))
 }
 
-/// One read(2) into `buf`, retried on EINTR.
-fn read_retrying(fd: RawFd, buf: &mut [u8]) -> Result<usize, ReadError> {
+/// One read(2) into the spare capacity of `buf` (retried on EINTR), appended to
+/// its contents; returns the byte count. Reading into uninitialised capacity
+/// spares a memset of the whole buffer before every read.
+fn read_appending(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+  let spare = buf.spare_capacity_mut();
   loop {
-    // SAFETY: `buf` is valid for writes of `buf.len()` bytes for the whole call.
-    let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
+    // SAFETY: `spare` is valid for writes of `spare.len()` bytes for the whole call.
+    let n = unsafe { libc::read(fd, spare.as_mut_ptr().cast(), spare.len()) };
     if n >= 0 {
-      return Ok(n as usize);
+      let n = n as usize;
+      // SAFETY: read(2) initialised the first `n` bytes of the spare capacity.
+      unsafe { buf.set_len(buf.len() + n) };
+      return Ok(n);
     }
     let e = io::Error::last_os_error();
     if e.kind() != io::ErrorKind::Interrupted {
