@@ -1,73 +1,67 @@
-//! Step 2 of the pipeline: decide once which kind of text the bytes are, so that
-//! each kind takes the cheapest route to a JS string (see `transcode`).
+//! Step 2 of the pipeline: decide once which route the bytes take to a JS string.
+//!
+//! The route is picked from cheap checks that stop early; validity is then
+//! established by the converter of that route in the same pass that converts
+//! (see `transcode`), so no byte is validated twice. Final classes:
+//! ASCII → the bytes as they are; valid and ≤ U+00FF → Latin-1; other valid →
+//! UTF-16; invalid (found by either converter) → U+FFFD replacement into UTF-16.
 
-/// The four kinds of input, from cheapest to most expensive to turn into a string.
-/// The valid kinds carry the bytes as `&str`, so later steps need no re-check.
+/// Which converter the bytes go to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Class<'a> {
+pub enum Class {
   /// Every byte < 0x80: the bytes already are Latin-1 string data.
   Ascii,
-  /// Valid UTF-8 whose code points are all ≤ U+00FF: fits a one-byte string.
-  Latin1(&'a str),
-  /// Other valid UTF-8: needs a two-byte (UTF-16) string.
-  Utf8(&'a str),
-  /// Not valid UTF-8: decoded with U+FFFD replacement, into UTF-16.
-  Invalid,
+  /// No byte above 0xC3. If valid UTF-8, every code point is ≤ U+00FF (lead
+  /// bytes 0xC2/0xC3 encode U+0080..U+00FF; continuation bytes are ≤ 0xBF),
+  /// so the text fits a one-byte string.
+  Latin1Range,
+  /// Some byte above 0xC3: if valid, the text needs a two-byte string.
+  Wide,
 }
 
-/// Classifies `bytes`. Each pass runs at tens of GB/s and the ASCII and Latin-1
-/// checks stop at the first chunk that disqualifies them.
-pub fn classify(bytes: &[u8]) -> Class<'_> {
+/// Classifies `bytes`; each check runs at tens of GB/s and stops at the first
+/// 64-byte chunk that rules its class out.
+pub fn classify(bytes: &[u8]) -> Class {
   if bytes.is_ascii() {
-    return Class::Ascii;
-  }
-  match simdutf8::basic::from_utf8(bytes) {
-    Err(_) => Class::Invalid,
-    Ok(text) if fits_latin1(bytes) => Class::Latin1(text),
-    Ok(text) => Class::Utf8(text),
+    Class::Ascii
+  } else if max_byte_at_most(bytes, 0xC3) {
+    Class::Latin1Range
+  } else {
+    Class::Wide
   }
 }
 
-/// For *valid* UTF-8, every code point is ≤ U+00FF exactly when no byte exceeds
-/// 0xC3 (lead bytes 0xC2/0xC3 encode U+0080..U+00FF; continuation bytes are ≤ 0xBF).
-fn fits_latin1(valid_utf8: &[u8]) -> bool {
-  // Fixed-size chunks let the compiler vectorise the max; stop at the first
-  // chunk that fails.
+fn max_byte_at_most(bytes: &[u8], limit: u8) -> bool {
+  // Fixed-size chunks let the compiler vectorise the max.
   const CHUNK: usize = 64;
-  let mut chunks = valid_utf8.chunks_exact(CHUNK);
+  let mut chunks = bytes.chunks_exact(CHUNK);
   for chunk in &mut chunks {
-    if chunk.iter().fold(0u8, |m, &b| m.max(b)) > 0xC3 {
+    if chunk.iter().fold(0u8, |m, &b| m.max(b)) > limit {
       return false;
     }
   }
-  chunks.remainder().iter().all(|&b| b <= 0xC3)
+  chunks.remainder().iter().all(|&b| b <= limit)
 }
 
 #[cfg(test)]
 mod tests {
   use super::*;
 
-  fn kind(bytes: &[u8]) -> &'static str {
-    match classify(bytes) {
-      Class::Ascii => "ascii",
-      Class::Latin1(_) => "latin1",
-      Class::Utf8(_) => "utf8",
-      Class::Invalid => "invalid",
-    }
-  }
-
   #[test]
   fn classes_at_the_boundaries() {
-    assert_eq!(kind(b""), "ascii");
-    assert_eq!(kind("a\u{7f}".as_bytes()), "ascii");
-    assert_eq!(kind("\u{80}".as_bytes()), "latin1");
-    assert_eq!(kind("caf\u{e9} \u{ff}".as_bytes()), "latin1");
-    assert_eq!(kind("\u{100}".as_bytes()), "utf8");
-    assert_eq!(kind("\u{10ffff}".as_bytes()), "utf8");
-    assert_eq!(kind(b"\xc3"), "invalid");
-    assert_eq!(kind(b"\xc0\x80"), "invalid");
+    assert_eq!(classify(b""), Class::Ascii);
+    assert_eq!(classify("a\u{7f}".as_bytes()), Class::Ascii);
+    assert_eq!(classify("\u{80}".as_bytes()), Class::Latin1Range);
+    assert_eq!(classify("caf\u{e9} \u{ff}".as_bytes()), Class::Latin1Range);
+    assert_eq!(
+      classify(b"\xc3"),
+      Class::Latin1Range,
+      "truncated, found invalid by the converter"
+    );
+    assert_eq!(classify("\u{100}".as_bytes()), Class::Wide);
+    assert_eq!(classify("\u{10ffff}".as_bytes()), Class::Wide);
     let mut long = "\u{e9}".repeat(100).into_bytes();
     long.extend_from_slice("\u{100}".as_bytes());
-    assert_eq!(kind(&long), "utf8");
+    assert_eq!(classify(&long), Class::Wide);
   }
 }

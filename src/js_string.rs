@@ -14,6 +14,7 @@ use std::ptr;
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys;
 
+use crate::pool::{self, Pooled};
 use crate::transcode::Text;
 
 /// V8's `String::kMaxLength` on 64-bit Node 20–26: 2^29 − 24 characters.
@@ -22,11 +23,13 @@ pub const MAX_STRING_LENGTH: usize = 0x1fff_ffe8;
 /// Strings with at least this many bytes of data are made external, smaller ones
 /// copied. Below it the copy into V8's heap is cheaper than the external string's
 /// extra allocation, finalizer and GC bookkeeping.
-pub const EXTERNAL_MIN_BYTES: usize = 64 * 1024;
+pub const EXTERNAL_MIN_BYTES: usize = 1024 * 1024;
 
-/// What a native read returns to JS: the string, or a failure code (see lib.rs).
+/// What a native read returns to JS: the string (to be made, or already made),
+/// or a failure code (see lib.rs).
 pub enum Outcome {
   Text(Text),
+  Value(sys::napi_value),
   Failure(i32),
 }
 
@@ -36,6 +39,7 @@ pub const STRING_TOO_LONG: i32 = -2;
 impl ToNapiValue for Outcome {
   unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
     let code = match val {
+      Outcome::Value(value) => return Ok(value),
       Outcome::Failure(code) => code,
       Outcome::Text(text) => match create_string(env, text) {
         Some(value) => return Ok(value),
@@ -54,11 +58,29 @@ fn create_string(env: sys::napi_env, text: Text) -> Option<sys::napi_value> {
     return None; // `text` dropped here: nothing leaks.
   }
   match text {
-    Text::Latin1(data) if data.len() < EXTERNAL_MIN_BYTES => copy_latin1(env, &data),
-    Text::Utf16(data) if data.len() * 2 < EXTERNAL_MIN_BYTES => copy_utf16(env, &data),
+    // After the copy the buffer goes back to the pool for the next conversion.
+    Text::Latin1(data) if data.len() < EXTERNAL_MIN_BYTES => {
+      let value = copy_latin1(env, &data);
+      pool::give(data);
+      value
+    }
+    Text::Utf16(data) if data.len() * 2 < EXTERNAL_MIN_BYTES => {
+      let value = copy_utf16(env, &data);
+      pool::give(data);
+      value
+    }
     Text::Latin1(data) => external(env, data),
     Text::Utf16(data) => external(env, data),
   }
+}
+
+/// A one-byte string copied from `data` (which stays the caller's); `None` if
+/// V8 refused it (too long).
+pub fn copy_latin1_from(env: &napi::Env, data: &[u8]) -> Option<sys::napi_value> {
+  if data.len() > MAX_STRING_LENGTH {
+    return None;
+  }
+  copy_latin1(env.raw(), data)
 }
 
 fn copy_latin1(env: sys::napi_env, data: &[u8]) -> Option<sys::napi_value> {
@@ -82,7 +104,7 @@ enum Encoding {
 }
 
 /// The code-unit types an external string can be made of.
-trait CodeUnit: Sized + 'static {
+trait CodeUnit: Pooled {
   const ENCODING: Encoding;
 }
 impl CodeUnit for u8 {
@@ -136,7 +158,7 @@ fn external<T: CodeUnit>(env: sys::napi_env, data: Vec<T>) -> Option<sys::napi_v
   // V8 refused (e.g. longer than kMaxLength) and did not call the finalizer.
   adjust_external_memory(env, -bytes);
   // SAFETY: the failed call did not take ownership, so `owner` is still ours alone.
-  drop(unsafe { Box::from_raw(owner) });
+  pool::give(*unsafe { Box::from_raw(owner) });
   None
 }
 
@@ -155,7 +177,9 @@ unsafe extern "C" fn finalize<T: CodeUnit>(env: sys::node_api_basic_env, _data: 
   // SAFETY: `hint` is the pointer `external::<T>` got from Box::into_raw; V8 calls
   // this finalizer exactly once, so the box is freed exactly once.
   let owner = unsafe { Box::from_raw(hint.cast::<Vec<T>>()) };
+  // A null env means the environment is being torn down: just free the buffer.
   if !env.is_null() {
     adjust_external_memory(env.cast(), -external_bytes(&owner));
+    pool::give(*owner);
   }
 }

@@ -9,49 +9,96 @@
 
 pub mod classify;
 pub mod js_string;
+pub mod pool;
 pub mod read;
 pub mod simd;
 pub mod transcode;
 
+use std::cell::RefCell;
+
 use napi::bindgen_prelude::Uint8Array;
+use napi::Env;
 use napi_derive::napi;
 
-use js_string::Outcome;
+use js_string::{Outcome, EXTERNAL_MIN_BYTES, MAX_STRING_LENGTH, STRING_TOO_LONG};
 use read::ReadError;
+use transcode::{Decoded, Text};
 
 /// Failure code for a path with a NUL byte (index.js lets fs throw its error).
 pub const NUL_IN_PATH: i32 = -1;
 
-/// Failure codes returned to JS instead of a string: `errno * 8 + syscall` for an
-/// OS error (see `read::Syscall`), or one of the negative codes (`NUL_IN_PATH`,
-/// `js_string::STRING_TOO_LONG`). index.js turns them into fs's errors.
-fn outcome(read: Result<Vec<u8>, ReadError>) -> Outcome {
-  match read {
-    // Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or
-    // more, whatever it decodes to (measured on Node 20 and 26), so do we.
-    Ok(bytes) if bytes.len() >= js_string::MAX_STRING_LENGTH => Outcome::Failure(js_string::STRING_TOO_LONG),
-    Ok(bytes) => Outcome::Text(transcode::decode(bytes)),
-    Err(ReadError::Os { errno, syscall }) => Outcome::Failure(errno * 8 + syscall as i32),
-    Err(ReadError::NulInPath) => Outcome::Failure(NUL_IN_PATH),
+/// The largest read buffer kept between calls; a bigger one is freed after use.
+const SCRATCH_KEEP_BYTES: usize = 8 << 20;
+
+thread_local! {
+  /// The read buffer, reused across calls so that its memory stays mapped and
+  /// cached. Only an ASCII file big enough to become an external string takes it
+  /// away (its bytes become the string); otherwise the bytes are transcoded or
+  /// copied out of it.
+  static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Reads with `read` into the scratch buffer and makes the JS string.
+///
+/// Returns the string or a failure code: `errno * 8 + syscall` for an OS error
+/// (see `read::Syscall`), or one of the negative codes (`NUL_IN_PATH`,
+/// `js_string::STRING_TOO_LONG`); index.js turns codes into fs's errors.
+fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<(), ReadError>) -> Outcome {
+  SCRATCH.with(|cell| {
+    // A nested call cannot happen (no JS runs in between), but if it did it
+    // would simply use a buffer of its own.
+    let mut own = Vec::new();
+    let mut guard = cell.try_borrow_mut();
+    let buf = match guard.as_deref_mut() {
+      Ok(scratch) => scratch,
+      Err(_) => &mut own,
+    };
+    let outcome = match read(buf) {
+      Ok(()) => string_from_bytes(env, buf),
+      Err(ReadError::Os { errno, syscall }) => Outcome::Failure(errno * 8 + syscall as i32),
+      Err(ReadError::NulInPath) => Outcome::Failure(NUL_IN_PATH),
+    };
+    if buf.capacity() > SCRATCH_KEEP_BYTES {
+      *buf = Vec::new();
+    }
+    outcome
+  })
+}
+
+fn string_from_bytes(env: &Env, bytes: &mut Vec<u8>) -> Outcome {
+  // Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or
+  // more, whatever it decodes to (measured on Node 20 and 26), so do we.
+  if bytes.len() >= MAX_STRING_LENGTH {
+    return Outcome::Failure(STRING_TOO_LONG);
+  }
+  match transcode::decode_slice(bytes) {
+    // Small ASCII: V8 copies the scratch bytes into its heap.
+    Decoded::Ascii if bytes.len() < EXTERNAL_MIN_BYTES => match js_string::copy_latin1_from(env, bytes) {
+      Some(value) => Outcome::Value(value),
+      None => Outcome::Failure(STRING_TOO_LONG),
+    },
+    // Large ASCII: the read buffer itself becomes the external string's data.
+    Decoded::Ascii => Outcome::Text(Text::Latin1(std::mem::take(bytes))),
+    Decoded::Converted(text) => Outcome::Text(text),
   }
 }
 
 /// Reads the file at `path` (a string) opened with numeric fs `flags`.
 #[napi(js_name = "readPath", catch_unwind, ts_return_type = "string | number")]
-pub fn read_path(path: String, flags: i32) -> Outcome {
-  outcome(read::read_path(path.as_bytes(), flags))
+pub fn read_path(env: Env, path: String, flags: i32) -> Outcome {
+  read_to_string(&env, |buf| read::read_path_into(path.as_bytes(), flags, buf))
 }
 
 /// Reads the file at `path` given as raw bytes (a Buffer path).
 #[napi(js_name = "readPathBytes", catch_unwind, ts_return_type = "string | number")]
-pub fn read_path_bytes(path: Uint8Array, flags: i32) -> Outcome {
-  outcome(read::read_path(&path, flags))
+pub fn read_path_bytes(env: Env, path: Uint8Array, flags: i32) -> Outcome {
+  read_to_string(&env, |buf| read::read_path_into(&path, flags, buf))
 }
 
 /// Reads from an open fd's current position to EOF, leaving the fd open.
 #[napi(js_name = "readFd", catch_unwind, ts_return_type = "string | number")]
-pub fn read_fd(fd: i32) -> Outcome {
-  outcome(read::read_fd(fd))
+pub fn read_fd(env: Env, fd: i32) -> Outcome {
+  read_to_string(&env, |buf| read::read_fd_into(fd, buf))
 }
 
 /// Which UTF-8 engine this process uses ("simdutf" or "fallback").

@@ -1,6 +1,8 @@
 //! Step 3 of the pipeline: turn the read bytes into the code units of a JS string,
-//! by the class `classify` found. ASCII bytes are used as they are; valid text
-//! goes through simdutf when its self-test passed, otherwise through encoding_rs.
+//! by the route `classify` picked. ASCII bytes are used as they are; valid text
+//! is validated and converted in one simdutf pass when simdutf's self-test
+//! passed, otherwise by simdutf8 + encoding_rs; invalid text is decoded with
+//! U+FFFD replacement exactly as Node does.
 
 use crate::classify::{classify, Class};
 use crate::simd;
@@ -24,29 +26,39 @@ impl Text {
   }
 }
 
+/// What borrowed bytes decode to: nothing new for ASCII (the bytes are the
+/// Latin-1 data), otherwise newly made code units.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Decoded {
+  Ascii,
+  Converted(Text),
+}
+
 /// Decodes UTF-8 bytes exactly as Node's `buffer.toString('utf8')` does: WHATWG
 /// decoding, one U+FFFD per maximal invalid subpart, a BOM kept as U+FEFF.
 pub fn decode(bytes: Vec<u8>) -> Text {
-  let simd = simd::available();
-  match classify(&bytes) {
+  match decode_slice(&bytes) {
     // The read buffer itself becomes the string data: no copy.
-    Class::Ascii => Text::Latin1(bytes),
-    Class::Latin1(text) => Text::Latin1(if simd {
-      simd::to_latin1(text)
-    } else {
-      latin1_fallback(text)
-    }),
-    Class::Utf8(text) => {
-      let mut out = Vec::new();
-      if simd {
-        simd::append_utf16(text, &mut out);
-      } else {
-        append_utf16_fallback(text, &mut out);
-      }
-      Text::Utf16(out)
-    }
-    Class::Invalid => Text::Utf16(decode_lossy(&bytes, simd)),
+    Decoded::Ascii => Text::Latin1(bytes),
+    Decoded::Converted(text) => text,
   }
+}
+
+/// `decode` for borrowed bytes: ASCII is reported, not copied.
+pub fn decode_slice(bytes: &[u8]) -> Decoded {
+  let simd = simd::available();
+  let converted = match classify(bytes) {
+    Class::Ascii => return Decoded::Ascii,
+    Class::Latin1Range if simd => simd::try_latin1(bytes).map(Text::Latin1),
+    Class::Latin1Range => simdutf8::basic::from_utf8(bytes)
+      .ok()
+      .map(|s| Text::Latin1(latin1_fallback(s))),
+    Class::Wide if simd => simd::try_utf16(bytes).map(Text::Utf16),
+    Class::Wide => simdutf8::basic::from_utf8(bytes)
+      .ok()
+      .map(|s| Text::Utf16(utf16_fallback(s))),
+  };
+  Decoded::Converted(converted.unwrap_or_else(|| Text::Utf16(decode_lossy(bytes, simd))))
 }
 
 fn latin1_fallback(text: &str) -> Vec<u8> {
@@ -56,61 +68,68 @@ fn latin1_fallback(text: &str) -> Vec<u8> {
   out
 }
 
-fn append_utf16_fallback(text: &str, out: &mut Vec<u16>) {
-  let start = out.len();
-  out.resize(start + text.len(), 0);
-  let written = encoding_rs::mem::convert_str_to_utf16(text, &mut out[start..]);
-  out.truncate(start + written);
+fn utf16_fallback(text: &str) -> Vec<u16> {
+  let mut out = vec![0u16; text.len()];
+  let written = encoding_rs::mem::convert_str_to_utf16(text, &mut out);
+  out.truncate(written);
+  out
 }
 
-/// encoding_rs's lossy decoder: scalar, but fine when errors are dense.
-fn append_lossy_fallback(bytes: &[u8], out: &mut Vec<u16>) {
+/// encoding_rs's lossy decoder: scalar, but the fastest choice when errors are dense.
+fn append_lossy_scalar(bytes: &[u8], out: &mut Vec<u16>) {
   let start = out.len();
   out.resize(start + bytes.len() + 1, 0);
   let written = encoding_rs::mem::convert_utf8_to_utf16(bytes, &mut out[start..]);
   out.truncate(start + written);
 }
 
-/// A valid run shorter than this before an error means errors are dense: the
-/// per-error cost of the SIMD route would exceed the scalar decoder's.
-const DENSE_ERROR_RUN: usize = 256;
+/// Once there is more than one error per this many bytes decoded so far (and
+/// at least `DENSE_MIN_ERRORS` errors), the per-error cost of the SIMD route
+/// exceeds the scalar decoder's: the rest goes to the scalar decoder.
+const DENSE_ERROR_SPACING: usize = 64;
+const DENSE_MIN_ERRORS: usize = 16;
 
 /// Invalid UTF-8: SIMD-validate up to each error, SIMD-convert the valid run,
-/// write U+FFFD for the maximal invalid subpart (std/simdutf8's `error_len` is
-/// exactly WHATWG's), continue after it. Where errors are dense, the rest goes
-/// to encoding_rs, whose WHATWG decoder gives the same result from any point
-/// just after an error.
+/// write U+FFFD for the maximal invalid subpart (simdutf8's `error_len` is std's,
+/// which is exactly WHATWG's), continue after it. Where errors turn out dense,
+/// the rest goes to encoding_rs, whose WHATWG decoder gives the same result
+/// from any point just after an error.
 fn decode_lossy(bytes: &[u8], simd: bool) -> Vec<u16> {
-  let mut out = Vec::with_capacity(bytes.len());
+  let mut out = crate::pool::take(bytes.len());
   if !simd {
-    append_lossy_fallback(bytes, &mut out);
+    append_lossy_scalar(bytes, &mut out);
     return out;
   }
   let mut rest = bytes;
+  let mut errors = 0;
   loop {
-    match simdutf8::compat::from_utf8(rest) {
-      Ok(valid) => {
-        simd::append_utf16(valid, &mut out);
-        return out;
-      }
-      Err(e) => {
-        let valid_len = e.valid_up_to();
-        // The prefix was just validated; re-checking it with the fast validator
-        // gives us a &str without unsafe.
-        if let Ok(valid) = simdutf8::basic::from_utf8(&rest[..valid_len]) {
-          simd::append_utf16(valid, &mut out);
-        }
-        out.push(0xFFFD);
-        match e.error_len() {
-          // Truncated sequence at the very end: one U+FFFD for all of it.
-          None => return out,
-          Some(n) => rest = &rest[valid_len + n..],
-        }
-        if valid_len < DENSE_ERROR_RUN {
-          append_lossy_fallback(rest, &mut out);
-          return out;
-        }
-      }
+    let (valid, after_error) = split_at_first_error(rest);
+    simd::append_utf16(valid, &mut out);
+    let Some(after_error) = after_error else {
+      return out;
+    };
+    out.push(0xFFFD);
+    errors += 1;
+    rest = after_error;
+    let consumed = bytes.len() - rest.len();
+    if errors >= DENSE_MIN_ERRORS && errors * DENSE_ERROR_SPACING > consumed {
+      append_lossy_scalar(rest, &mut out);
+      return out;
+    }
+  }
+}
+
+/// Splits `bytes` into its valid UTF-8 prefix and what follows the first maximal
+/// invalid subpart (`None` if there is no error). A sequence truncated by the
+/// end of input is one subpart that reaches the end.
+fn split_at_first_error(bytes: &[u8]) -> (&str, Option<&[u8]>) {
+  match simdutf8::compat::from_utf8(bytes) {
+    Ok(valid) => (valid, None),
+    Err(e) => {
+      let (prefix, tail) = bytes.split_at(e.valid_up_to());
+      // SAFETY: simdutf8 just validated `prefix` (everything before the error).
+      let valid = unsafe { std::str::from_utf8_unchecked(prefix) };
+      (valid, Some(&tail[e.error_len().unwrap_or(tail.len())..]))
     }
   }
 }
@@ -145,6 +164,7 @@ mod tests {
       b"\xc0\xaf",
       b"\xf4\x90\x80\x80",
       b"\xef\xbb\xbfBOM",
+      b"\xc3\xa9\x80",
     ];
     for c in cases {
       assert_eq!(as_utf16(decode(c.to_vec())), reference(c), "{c:?}");
@@ -153,12 +173,14 @@ mod tests {
 
   #[test]
   fn sparse_and_dense_errors_both_match() {
-    let mut sparse = "\u{e9}x\u{4e2d}".repeat(400).into_bytes();
+    let mut sparse = "\u{e9}x\u{4e2d}".repeat(4000).into_bytes();
     for i in (100..sparse.len()).step_by(997) {
       sparse[i] = 0xff;
     }
     assert_eq!(as_utf16(decode(sparse.clone())), reference(&sparse));
-    let dense: Vec<u8> = (0..5000u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let dense: Vec<u8> = (0..50000u32)
+      .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+      .collect();
     assert_eq!(as_utf16(decode(dense.clone())), reference(&dense));
   }
 }
