@@ -23,7 +23,7 @@ pub const MAX_STRING_LENGTH: usize = 0x1fff_ffe8;
 /// Strings with at least this many bytes of data are made external, smaller ones
 /// copied. Below it the copy into V8's heap is cheaper than the external string's
 /// extra allocation, finalizer and GC bookkeeping.
-pub const EXTERNAL_MIN_BYTES: usize = 1024 * 1024;
+pub const EXTERNAL_MIN_BYTES: usize = 64 * 1024;
 
 /// What a native read returns to JS: the string (to be made, or already made),
 /// or a failure code (see lib.rs).

@@ -9,6 +9,7 @@
 //! converters holds by type; outputs are sized here from simdutf's own length
 //! functions, so no caller can pass a buffer that is too small.
 
+use std::mem::MaybeUninit;
 use std::sync::OnceLock;
 
 /// Set to any value, this environment variable turns simdutf off (for tests and
@@ -34,51 +35,45 @@ fn self_test() -> bool {
 
 /// Appends the UTF-16 of `src` to `dst`.
 pub fn append_utf16(src: &str, dst: &mut Vec<u16>) {
-  let added = convert_utf16(src.as_bytes(), dst);
-  debug_assert!(added > 0 || src.is_empty(), "valid input always converts");
+  dst.reserve(src.len());
+  let written = utf16_into(src.as_bytes(), dst.spare_capacity_mut());
+  debug_assert!(written > 0 || src.is_empty(), "valid input always converts");
+  // SAFETY: utf16_into initialised the first `written` units of the spare capacity.
+  unsafe { dst.set_len(dst.len() + written) };
 }
 
-/// UTF-16 of `bytes` if they are valid UTF-8, in one validating pass, in a buffer
-/// from the pool; `None` if they are not valid.
+/// UTF-16 of `bytes` if they are valid UTF-8 (one validating pass; large inputs
+/// on two threads), in a buffer from the pool; `None` if they are not valid.
 pub fn try_utf16(bytes: &[u8]) -> Option<Vec<u16>> {
-  let mut out = crate::pool::take(bytes.len());
-  if convert_utf16(bytes, &mut out) == 0 && !bytes.is_empty() {
-    crate::pool::give(out);
-    return None;
-  }
-  Some(out)
+  crate::parallel::convert(bytes, utf16_into)
 }
 
-/// Validates and converts `bytes` to UTF-16 appended to `dst`; returns the units
-/// added, 0 if `bytes` is not valid UTF-8 (then nothing is added).
+/// Latin-1 of `bytes` if they are valid UTF-8 with every code point ≤ U+00FF
+/// (one validating pass; large inputs on two threads); `None` otherwise.
+pub fn try_latin1(bytes: &[u8]) -> Option<Vec<u8>> {
+  crate::parallel::convert(bytes, latin1_into)
+}
+
+/// Validates and converts `bytes` to UTF-16 at the start of `dst`; returns the
+/// units written, 0 if `bytes` is not valid UTF-8.
 ///
 /// simdutf's validating converter measured faster (AVX-512) than its
-/// convert-valid one preceded by a length pass, and it needs no separate
+/// convert-valid one preceded by a length pass, and needs no separate
 /// validation. Its output is sized for the worst case: one unit per byte.
-fn convert_utf16(bytes: &[u8], dst: &mut Vec<u16>) -> usize {
-  dst.reserve(bytes.len());
-  let spare = &mut dst.spare_capacity_mut()[..bytes.len()];
-  // SAFETY: `spare` has room for `bytes.len()` units, the most any input of that
+pub fn utf16_into(bytes: &[u8], dst: &mut [MaybeUninit<u16>]) -> usize {
+  assert!(dst.len() >= bytes.len(), "room for one unit per byte");
+  // SAFETY: `dst` has room for `bytes.len()` units, the most any input of that
   // length converts to; the borrows cannot overlap. simdutf returns 0 on invalid input.
-  let written = unsafe { simdutf::convert_utf8_to_utf16le(bytes.as_ptr(), bytes.len(), spare.as_mut_ptr().cast()) };
-  let written = written.min(bytes.len());
-  // SAFETY: simdutf initialised the first `written` units of the spare capacity.
-  unsafe { dst.set_len(dst.len() + written) };
-  written
+  let written = unsafe { simdutf::convert_utf8_to_utf16le(bytes.as_ptr(), bytes.len(), dst.as_mut_ptr().cast()) };
+  written.min(bytes.len())
 }
 
-/// Latin-1 of `bytes` if they are valid UTF-8 with every code point ≤ U+00FF,
-/// in one validating pass; `None` otherwise.
-pub fn try_latin1(bytes: &[u8]) -> Option<Vec<u8>> {
-  // Each output byte consumes at least one input byte.
-  let mut out = crate::pool::take::<u8>(bytes.len());
-  // SAFETY: `out` has room for `bytes.len()` bytes, the most any input of that
-  // length converts to; simdutf returns 0 (and stops) on input it cannot convert.
-  let written = unsafe { simdutf::convert_utf8_to_latin1(bytes.as_ptr(), bytes.len(), out.as_mut_ptr()) };
-  if written == 0 && !bytes.is_empty() {
-    return None;
-  }
-  // SAFETY: simdutf initialised the first `written` (≤ capacity) bytes.
-  unsafe { out.set_len(written.min(bytes.len())) };
-  Some(out)
+/// Validates and converts `bytes` to Latin-1 at the start of `dst`; returns the
+/// bytes written, 0 if `bytes` is not valid UTF-8 or has a code point > U+00FF.
+pub fn latin1_into(bytes: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
+  assert!(dst.len() >= bytes.len(), "room for one byte per byte");
+  // SAFETY: `dst` has room for `bytes.len()` bytes; each output byte consumes at
+  // least one input byte. simdutf returns 0 (and stops) on input it cannot convert.
+  let written = unsafe { simdutf::convert_utf8_to_latin1(bytes.as_ptr(), bytes.len(), dst.as_mut_ptr().cast()) };
+  written.min(bytes.len())
 }

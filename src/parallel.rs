@@ -1,0 +1,105 @@
+//! Runs a validating converter over large inputs on two threads.
+//!
+//! The call is synchronous, but the machine has more than one core: a large
+//! input is split at a character start, each half is converted into its own
+//! region of one output buffer concurrently, then the right half's output is
+//! moved down next to the left's. Two valid halves make a valid whole (the
+//! split is at a byte that starts a character), and if either half is invalid,
+//! so is the whole, which the caller then decodes with replacement.
+
+use std::mem::MaybeUninit;
+use std::thread;
+
+use crate::pool::{self, Pooled};
+
+/// Inputs from this size on are split: below it, starting a thread (~20-40 µs
+/// here) costs more than half the conversion saves.
+pub const PARALLEL_MIN_BYTES: usize = 1 << 20;
+
+/// A validating converter: writes the conversion of its input at the start of
+/// the output (which has room for one element per input byte) and returns the
+/// count written, or 0 if the input cannot be converted.
+pub type Converter<T> = fn(&[u8], &mut [MaybeUninit<T>]) -> usize;
+
+/// Converts `bytes` with `convert` into a pooled buffer; `None` if `convert`
+/// rejects them.
+pub fn convert<T: Pooled + Copy + Send>(bytes: &[u8], convert: Converter<T>) -> Option<Vec<T>> {
+  let mut out: Vec<T> = pool::take(bytes.len());
+  let room = &mut out.spare_capacity_mut()[..bytes.len()];
+  let written = if bytes.len() >= PARALLEL_MIN_BYTES {
+    convert_halves(bytes, room, convert)
+  } else {
+    convert(bytes, room)
+  };
+  if written == 0 && !bytes.is_empty() {
+    pool::give(out);
+    return None;
+  }
+  // SAFETY: the first `written` elements of the spare capacity were initialised
+  // (by `convert`, or by `convert_halves`, which says so of its result).
+  unsafe { out.set_len(written) };
+  Some(out)
+}
+
+/// Converts the two halves of `bytes` concurrently into `room`; returns the
+/// count of elements initialised at the start of `room`, or 0 if a half was
+/// rejected. Runs sequentially if no thread can be started.
+fn convert_halves<T: Copy + Send>(bytes: &[u8], room: &mut [MaybeUninit<T>], convert: Converter<T>) -> usize {
+  let split = character_start_near_middle(bytes);
+  let (left, right) = bytes.split_at(split);
+  let (left_room, right_room) = room.split_at_mut(split);
+  let halves = thread::scope(|scope| {
+    let helper = thread::Builder::new()
+      .spawn_scoped(scope, || convert(right, right_room))
+      .ok()?;
+    let left_written = convert(left, left_room);
+    // A panic on the helper thread is re-raised here (and caught at the napi boundary).
+    let right_written = helper.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+    Some((left_written, right_written))
+  });
+  let Some((left_written, right_written)) = halves else {
+    return convert(bytes, room); // no thread could be started
+  };
+  if (left_written == 0 && !left.is_empty()) || (right_written == 0 && !right.is_empty()) {
+    return 0;
+  }
+  // Close the gap: the right half's output moves down to follow the left's.
+  room.copy_within(split..split + right_written, left_written);
+  left_written + right_written
+}
+
+/// The first index at or after the middle whose byte is not a UTF-8
+/// continuation byte (at most 3 steps in valid UTF-8); the middle itself if
+/// none is found nearby (the input is then invalid and rejected either way).
+fn character_start_near_middle(bytes: &[u8]) -> usize {
+  let middle = bytes.len() / 2;
+  (middle..bytes.len().min(middle + 4))
+    .find(|&i| bytes[i] & 0xC0 != 0x80)
+    .unwrap_or(middle)
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use crate::simd;
+
+  #[test]
+  fn halves_join_to_the_whole_conversion() {
+    if !simd::available() {
+      return;
+    }
+    let text = "déjà vu, 中文, 😀 and ascii ".repeat(60_000);
+    assert!(text.len() >= PARALLEL_MIN_BYTES);
+    let expected: Vec<u16> = text.encode_utf16().collect();
+    assert_eq!(convert(text.as_bytes(), simd::utf16_into), Some(expected));
+    let latin1 = "déjà vu à Noël ".repeat(80_000);
+    let expected: Vec<u8> = latin1.chars().map(|c| c as u8).collect();
+    assert_eq!(convert(latin1.as_bytes(), simd::latin1_into), Some(expected));
+    // An error in either half, or straddling the split, rejects the whole.
+    for at in [10, latin1.len() / 2 - 1, latin1.len() / 2, latin1.len() - 1] {
+      let mut bad = latin1.clone().into_bytes();
+      bad[at] = 0xFF;
+      assert_eq!(convert(&bad, simd::latin1_into), None, "error at {at}");
+    }
+  }
+}
