@@ -7,7 +7,9 @@
 //!   → `transcode` Latin-1 or UTF-16 code units (U+FFFD replacement as Node)
 //!   → `js_string` a JS string, copied or external.
 
+pub mod async_read;
 pub mod classify;
+pub mod decode;
 pub mod js_string;
 pub mod read;
 pub mod simd;

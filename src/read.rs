@@ -45,6 +45,15 @@ pub fn read_path(path: &[u8], flags: i32) -> Result<Vec<u8>, ReadError> {
   read_open_fd(file.as_raw_fd())
 }
 
+/// Opens `path` as `read_path` does, without reading: for callers that look at
+/// the file (fstat) before deciding to read it with `read_fd`.
+pub fn open_path(path: &[u8], flags: i32) -> Result<File, ReadError> {
+  if path.contains(&0) {
+    return Err(ReadError::NulInPath);
+  }
+  open(path, flags).map_err(|e| os_error(e, Syscall::Open))
+}
+
 /// Reads from a caller-owned fd from its current position to EOF; never closes it.
 pub fn read_fd(fd: RawFd) -> Result<Vec<u8>, ReadError> {
   read_open_fd(fd)

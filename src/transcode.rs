@@ -115,6 +115,41 @@ fn decode_lossy(bytes: &[u8], simd: bool) -> Vec<u16> {
   }
 }
 
+/// The code units of a string decoded from borrowed bytes: ASCII input is its
+/// own Latin-1 data (so nothing is copied before V8 copies it), everything else
+/// is transcoded into a new buffer exactly as `decode` does.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Borrowed<'a> {
+  /// Every byte < 0x80: the input itself is the one-byte string data.
+  Ascii(&'a [u8]),
+  /// Newly made code units.
+  Text(Text),
+}
+
+/// `decode` for bytes the caller keeps (a JS Buffer / TypedArray): the same
+/// classification and transcoding, without taking ownership of the input.
+pub fn decode_borrowed(bytes: &[u8]) -> Borrowed<'_> {
+  let simd = simd::available();
+  Borrowed::Text(match classify(bytes) {
+    Class::Ascii => return Borrowed::Ascii(bytes),
+    Class::Latin1(text) => Text::Latin1(if simd {
+      simd::to_latin1(text)
+    } else {
+      latin1_fallback(text)
+    }),
+    Class::Utf8(text) => {
+      let mut out = Vec::new();
+      if simd {
+        simd::append_utf16(text, &mut out);
+      } else {
+        append_utf16_fallback(text, &mut out);
+      }
+      Text::Utf16(out)
+    }
+    Class::Invalid => Text::Utf16(decode_lossy(bytes, simd)),
+  })
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;
