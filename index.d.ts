@@ -43,3 +43,47 @@ export declare function readFileSync(
 
 /** The UTF-8 engine this process uses: `'simdutf'` (SIMD) or `'fallback'` (pure Rust). */
 export declare function engine(): 'simdutf' | 'fallback'
+
+/** Options of {@link readFileUtf8Async}: those of {@link readFileUtf8}, plus an AbortSignal. */
+export interface ReadFileUtf8AsyncOptions extends ReadFileUtf8Options {
+  /** Aborting rejects with the `AbortError` (`code: 'ABORT_ERR'`) fs.promises gives. */
+  signal?: AbortSignal | undefined
+}
+
+/**
+ * Reads a whole file as UTF-8 text off the main thread (libuv's thread pool):
+ * the result is `===` to `await fs.promises.readFile(path, 'utf8')`, and failures
+ * reject with fs.promises' errors. Also accepts an integer fd (read from its position).
+ * @example
+ * const source = await readFileUtf8Async('src/index.ts', { signal: AbortSignal.timeout(1000) })
+ */
+export declare function readFileUtf8Async(
+  path: PathOrFileDescriptor,
+  options?: Utf8Encoding | ReadFileUtf8AsyncOptions,
+): Promise<string>
+
+/**
+ * Decodes UTF-8 bytes: `=== Buffer.from(bytes).toString('utf8', start, end)` for
+ * every byte sequence (U+FFFD per maximal invalid subpart). `start`/`end` are
+ * byte offsets into the view, clamped as `buffer.toString` clamps them.
+ */
+export declare function decodeUtf8(
+  input: ArrayBufferView | ArrayBufferLike,
+  start?: number,
+  end?: number,
+): string
+
+/**
+ * `fs.readFile` with exactly fs's signature: UTF-8 requests for paths are read
+ * natively off the main thread, every other call goes to `fs.readFile` unchanged.
+ */
+export declare const readFile: typeof import('node:fs').readFile
+
+/** `fs.promises` drop-ins. */
+export declare const promises: {
+  /**
+   * `fs.promises.readFile` with exactly its signature: UTF-8 requests are read
+   * natively, every other call goes to `fs.promises.readFile` unchanged.
+   */
+  readFile: typeof import('node:fs/promises').readFile
+}

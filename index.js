@@ -8,8 +8,10 @@ const { fileURLToPath } = require('node:url')
 const { isUint8Array } = require('node:util/types')
 
 const native = require('./lib/native')
+const { readFileUtf8Async, readFile, promisesReadFile } = require('./lib/async')
+const { decodeUtf8 } = require('./lib/decode')
 const { failure, NUL_IN_PATH } = require('./lib/errors')
-const { DELEGATE, isUtf8, openFlags, requestedEncoding, O_RDONLY } = require('./lib/options')
+const { DELEGATE, isUtf8, openFlags, requestedEncoding, invalidEncoding, asUtf8Options, O_RDONLY } = require('./lib/options')
 
 // Kept at load time, so a later patch of fs (readfile-utf8/register) cannot loop back to us.
 const fsReadFileSync = fs.readFileSync
@@ -46,15 +48,6 @@ function readNative(path, flags) {
   throw failure(result, pathForError)
 }
 
-function invalidEncoding(encoding) {
-  const shown = typeof encoding === 'string' ? `'${encoding}'` : String(encoding)
-  const err = new TypeError(
-    `The argument 'encoding' must be 'utf8' or 'utf-8' for readFileUtf8. Received ${shown}`,
-  )
-  err.code = 'ERR_INVALID_ARG_VALUE'
-  return err
-}
-
 /**
  * Reads a whole file as UTF-8 text: `===` to `fs.readFileSync(path, 'utf8')`.
  * @param {string | Buffer | URL | number} path file path, `file:` URL or fd
@@ -78,13 +71,6 @@ function readFileUtf8(path, options) {
   return result === DELEGATE ? fsReadFileSync(path, asUtf8Options(options)) : result
 }
 
-/** The options to give fs for a readFileUtf8 call it must answer: always UTF-8. */
-function asUtf8Options(options) {
-  if (options === undefined) return 'utf8'
-  if (options !== null && typeof options === 'object') return { encoding: 'utf8', flag: options.flag }
-  return options // a UTF-8 spelling, or a wrong type fs throws for
-}
-
 /**
  * `fs.readFileSync` with exactly fs's signature: UTF-8 requests take the native
  * path, every other call is passed to `fs.readFileSync` unchanged.
@@ -99,6 +85,12 @@ function readFileSync(path, options) {
 module.exports = {
   readFileUtf8,
   readFileSync,
+  readFileUtf8Async,
+  decodeUtf8,
+  /** `fs.readFile` with fs's signature: UTF-8 requests for paths are ours. */
+  readFile,
+  /** `fs.promises.readFile` with its signature: UTF-8 requests are ours. */
+  promises: { readFile: promisesReadFile },
   /** Which UTF-8 engine the addon uses in this process: 'simdutf' or 'fallback'. */
   engine: native.engine,
 }

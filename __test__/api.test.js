@@ -50,6 +50,8 @@ test('the ESM entry exports the same functions', () => {
     const p = ${JSON.stringify(file)}
     if (readFileUtf8(p) !== fsRead(p, 'utf8') || readFileSync(p, 'utf8') !== fsRead(p, 'utf8')) process.exit(2)
     if (def.readFileUtf8 !== readFileUtf8 || typeof engine() !== 'string') process.exit(3)
+    const m = await import('readfile-utf8')
+    if (m.decodeUtf8(Buffer.from('é')) !== 'é' || (await m.readFileUtf8Async(p)) !== fsRead(p, 'utf8') || (await m.promises.readFile(p, 'utf8')) !== fsRead(p, 'utf8')) process.exit(4)
     console.log('esm ok')`
   // Resolve the package by name from a folder whose node_modules links to us.
   const home = scratch('esm-home')
@@ -79,11 +81,23 @@ test('index.d.ts type-checks real usage (and rejects misuse)', () => {
     const e: string = readFileSync('x', 'utf8')
     const f: string = readFileSync(Buffer.from('x'), { encoding: 'latin1' })
     const g: 'simdutf' | 'fallback' = engine()
-    export { a, b, c, d, e, f, g }`)
+    export { a, b, c, d, e, f, g }
+    import { readFileUtf8Async, decodeUtf8, readFile, promises } from 'readfile-utf8'
+    import { register, unregister, isRegistered } from 'readfile-utf8/register'
+    export async function more(): Promise<string> {
+      const h: string = await readFileUtf8Async('x', { signal: new AbortController().signal, flag: 'r' })
+      const i: string = decodeUtf8(Buffer.from('x')) + decodeUtf8(new Uint16Array(2), 1, 3) + decodeUtf8(new ArrayBuffer(4))
+      const j: string = await promises.readFile('x', 'utf8')
+      const k: Buffer = await promises.readFile('x')
+      readFile('x', 'utf8', (err: NodeJS.ErrnoException | null, data: string) => void [err, data])
+      register(); unregister(); const l: boolean = isRegistered()
+      return h + i + j + k.length + l
+    }`)
   assert.equal(ok.status, 0, ok.stdout + ok.stderr)
-  const bad = compile(`import { readFileUtf8 } from 'readfile-utf8'
+  const bad = compile(`import { readFileUtf8, decodeUtf8 } from 'readfile-utf8'
     const n: number = readFileUtf8('x')
     readFileUtf8('x', 'latin1')
+    decodeUtf8('text')
     export { n }`)
   assert.notEqual(bad.status, 0)
   assert.match(bad.stdout, /TS2322/)

@@ -9,6 +9,8 @@ const { constants: bufferConstants } = require('node:buffer')
 const SYSCALLS = ['open', 'read']
 const NUL_IN_PATH = -1 // index.js lets fs answer these (its argument errors)
 const STRING_TOO_LONG = -2
+/** Async reads only: a file of kMaxLength bytes or more, which fs.promises answers itself. */
+const TOO_BIG_FOR_US = -3
 
 let systemErrors
 function describe(errno) {
@@ -52,4 +54,4 @@ function failure(code, pathForError) {
   return systemError(errno, syscall, syscall === 'open' ? pathForError : undefined)
 }
 
-module.exports = { failure, NUL_IN_PATH }
+module.exports = { failure, systemError, stringTooLong, SYSCALLS, NUL_IN_PATH, STRING_TOO_LONG, TOO_BIG_FOR_US }

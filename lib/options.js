@@ -57,4 +57,20 @@ function requestedEncoding(options) {
   return undefined
 }
 
-module.exports = { DELEGATE, FLAGS, isUtf8, openFlags, requestedEncoding, O_RDONLY }
+function invalidEncoding(encoding) {
+  const shown = typeof encoding === 'string' ? `'${encoding}'` : String(encoding)
+  const err = new TypeError(
+    `The argument 'encoding' must be 'utf8' or 'utf-8' for readFileUtf8. Received ${shown}`,
+  )
+  err.code = 'ERR_INVALID_ARG_VALUE'
+  return err
+}
+
+/** The options to give fs for a readFileUtf8 call it must answer: always UTF-8. */
+function asUtf8Options(options) {
+  if (options === undefined) return 'utf8'
+  if (options !== null && typeof options === 'object') return { encoding: 'utf8', flag: options.flag }
+  return options // a UTF-8 spelling, or a wrong type fs throws for
+}
+
+module.exports = { DELEGATE, FLAGS, isUtf8, openFlags, requestedEncoding, invalidEncoding, asUtf8Options, O_RDONLY }

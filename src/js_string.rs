@@ -25,12 +25,28 @@ pub const MAX_STRING_LENGTH: usize = 0x1fff_ffe8;
 /// extra allocation, finalizer and GC bookkeeping.
 pub const EXTERNAL_MIN_BYTES: usize = 64 * 1024;
 
-/// What a native read returns to JS: the string (to be made, or already made),
-/// or a failure code (see lib.rs).
+/// What a native read returns to JS: the string's code units, or a failure
+/// code (see lib.rs). It is `Send`: async reads make it on a pool thread.
 pub enum Outcome {
   Text(Text),
-  Value(sys::napi_value),
   Failure(i32),
+}
+
+/// What a synchronous call returns: a JS value it already made on the JS thread
+/// (e.g. a string copied straight from a scratch buffer), or an `Outcome`.
+pub enum Reply {
+  Made(sys::napi_value),
+  Outcome(Outcome),
+}
+
+impl ToNapiValue for Reply {
+  unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+    match val {
+      Reply::Made(value) => Ok(value),
+      // SAFETY: `env` is the live env napi-rs passed to this conversion.
+      Reply::Outcome(outcome) => unsafe { Outcome::to_napi_value(env, outcome) },
+    }
+  }
 }
 
 /// Returned instead of a string when V8 refuses it (longer than kMaxLength).
@@ -39,7 +55,6 @@ pub const STRING_TOO_LONG: i32 = -2;
 impl ToNapiValue for Outcome {
   unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
     let code = match val {
-      Outcome::Value(value) => return Ok(value),
       Outcome::Failure(code) => code,
       Outcome::Text(text) => match create_string(env, text) {
         Some(value) => return Ok(value),

@@ -7,7 +7,9 @@
 //!   → `transcode` Latin-1 or UTF-16 code units (U+FFFD replacement as Node)
 //!   → `js_string` a JS string, copied or external.
 
+pub mod async_read;
 pub mod classify;
+pub mod decode;
 pub mod js_string;
 pub mod parallel;
 pub mod pool;
@@ -21,7 +23,7 @@ use napi::bindgen_prelude::Uint8Array;
 use napi::Env;
 use napi_derive::napi;
 
-use js_string::{Outcome, MAX_STRING_LENGTH, STRING_TOO_LONG};
+use js_string::{Outcome, Reply, MAX_STRING_LENGTH, STRING_TOO_LONG};
 use read::ReadError;
 use transcode::{Decoded, Text};
 
@@ -50,7 +52,7 @@ thread_local! {
 /// Returns the string or a failure code: `errno * 8 + syscall` for an OS error
 /// (see `read::Syscall`), or one of the negative codes (`NUL_IN_PATH`,
 /// `js_string::STRING_TOO_LONG`); index.js turns codes into fs's errors.
-fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<(), ReadError>) -> Outcome {
+fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<(), ReadError>) -> Reply {
   SCRATCH.with(|cell| {
     // A nested call cannot happen (no JS runs in between), but if it did it
     // would simply use a buffer of its own.
@@ -62,8 +64,8 @@ fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<(), ReadE
     };
     let outcome = match read(buf) {
       Ok(()) => string_from_bytes(env, buf),
-      Err(ReadError::Os { errno, syscall }) => Outcome::Failure(errno * 8 + syscall as i32),
-      Err(ReadError::NulInPath) => Outcome::Failure(NUL_IN_PATH),
+      Err(ReadError::Os { errno, syscall }) => Reply::Outcome(Outcome::Failure(errno * 8 + syscall as i32)),
+      Err(ReadError::NulInPath) => Reply::Outcome(Outcome::Failure(NUL_IN_PATH)),
     };
     if buf.capacity() > SCRATCH_KEEP_BYTES {
       *buf = Vec::new();
@@ -72,39 +74,39 @@ fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<(), ReadE
   })
 }
 
-fn string_from_bytes(env: &Env, bytes: &mut Vec<u8>) -> Outcome {
+fn string_from_bytes(env: &Env, bytes: &mut Vec<u8>) -> Reply {
   // Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or
   // more, whatever it decodes to (measured on Node 20 and 26), so do we.
   if bytes.len() >= MAX_STRING_LENGTH {
-    return Outcome::Failure(STRING_TOO_LONG);
+    return Reply::Outcome(Outcome::Failure(STRING_TOO_LONG));
   }
-  match transcode::decode_slice(bytes) {
+  Reply::Outcome(match transcode::decode_slice(bytes) {
     // Small ASCII: V8 copies the scratch bytes into its heap.
     Decoded::Ascii if bytes.len() < ASCII_EXTERNAL_MIN_BYTES => match js_string::copy_latin1_from(env, bytes) {
-      Some(value) => Outcome::Value(value),
+      Some(value) => return Reply::Made(value),
       None => Outcome::Failure(STRING_TOO_LONG),
     },
     // Large ASCII: the read buffer itself becomes the external string's data.
     Decoded::Ascii => Outcome::Text(Text::Latin1(std::mem::take(bytes))),
     Decoded::Converted(text) => Outcome::Text(text),
-  }
+  })
 }
 
 /// Reads the file at `path` (a string) opened with numeric fs `flags`.
 #[napi(js_name = "readPath", catch_unwind, ts_return_type = "string | number")]
-pub fn read_path(env: Env, path: String, flags: i32) -> Outcome {
+pub fn read_path(env: Env, path: String, flags: i32) -> Reply {
   read_to_string(&env, |buf| read::read_path_into(path.as_bytes(), flags, buf))
 }
 
 /// Reads the file at `path` given as raw bytes (a Buffer path).
 #[napi(js_name = "readPathBytes", catch_unwind, ts_return_type = "string | number")]
-pub fn read_path_bytes(env: Env, path: Uint8Array, flags: i32) -> Outcome {
+pub fn read_path_bytes(env: Env, path: Uint8Array, flags: i32) -> Reply {
   read_to_string(&env, |buf| read::read_path_into(&path, flags, buf))
 }
 
 /// Reads from an open fd's current position to EOF, leaving the fd open.
 #[napi(js_name = "readFd", catch_unwind, ts_return_type = "string | number")]
-pub fn read_fd(env: Env, fd: i32) -> Outcome {
+pub fn read_fd(env: Env, fd: i32) -> Reply {
   read_to_string(&env, |buf| read::read_fd_into(fd, buf))
 }
 

@@ -66,6 +66,15 @@ pub fn read_fd_into(fd: RawFd, buf: &mut Vec<u8>) -> Result<(), ReadError> {
   read_open_fd(fd, buf)
 }
 
+/// Opens `path` as `read_path` does, without reading: for callers that look at
+/// the file (fstat) before deciding to read it with `read_fd`.
+pub fn open_path(path: &[u8], flags: i32) -> Result<File, ReadError> {
+  if path.contains(&0) {
+    return Err(ReadError::NulInPath);
+  }
+  open(path, flags).map_err(|e| os_error(e, Syscall::Open))
+}
+
 fn open(path: &[u8], flags: i32) -> io::Result<File> {
   let access = flags & libc::O_ACCMODE;
   OpenOptions::new()

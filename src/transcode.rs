@@ -134,6 +134,26 @@ fn split_at_first_error(bytes: &[u8]) -> (&str, Option<&[u8]>) {
   }
 }
 
+/// The code units of a string decoded from borrowed bytes: ASCII input is its
+/// own Latin-1 data (so nothing is copied before V8 copies it), everything else
+/// is transcoded into a new buffer exactly as `decode` does.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Borrowed<'a> {
+  /// Every byte < 0x80: the input itself is the one-byte string data.
+  Ascii(&'a [u8]),
+  /// Newly made code units.
+  Text(Text),
+}
+
+/// `decode` for bytes the caller keeps (a JS Buffer / TypedArray): the same
+/// classification and transcoding, without taking ownership of the input.
+pub fn decode_borrowed(bytes: &[u8]) -> Borrowed<'_> {
+  match decode_slice(bytes) {
+    Decoded::Ascii => Borrowed::Ascii(bytes),
+    Decoded::Converted(text) => Borrowed::Text(text),
+  }
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;

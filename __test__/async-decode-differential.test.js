@@ -1,0 +1,175 @@
+'use strict'
+// The identity tests of readFileUtf8 (differential.test.js), run against
+// decodeUtf8 (oracle: Buffer#toString('utf8')) and readFileUtf8Async (oracle:
+// fs.promises.readFile(p, 'utf8')), with the same generated cases.
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+
+const { decodeUtf8, readFileUtf8Async, promises } = require('..')
+const { scratch, hex } = require('./helpers')
+const { NASTY, FILLERS, fill, randomFiles, utf8, prng } = require('./cases')
+
+const OFFSETS = Array.from({ length: 71 }, (_, i) => i)
+
+function firstDifference(actual, expected) {
+  let i = 0
+  while (i < expected.length && actual.charCodeAt(i) === expected.charCodeAt(i)) i++
+  return `(ours length ${actual?.length}, Node's ${expected.length}, first difference at char ${i})`
+}
+
+/** decodeUtf8 on a Buffer, a Uint8Array copy and an ArrayBuffer, vs Buffer#toString. */
+function assertDecodes(bytes, label) {
+  const buf = Buffer.from(bytes)
+  const expected = buf.toString('utf8')
+  for (const input of [buf, new Uint8Array(buf), new Uint8Array(buf).buffer]) {
+    const actual = decodeUtf8(input)
+    if (actual !== expected) assert.fail(`decodeUtf8 ${label} ${hex(buf)} ${input.constructor.name}: ${firstDifference(actual, expected)}`)
+  }
+  return expected
+}
+
+/** readFileUtf8Async and promises.readFile vs fs.promises.readFile. */
+async function assertReadsAsync(file, bytes, label) {
+  await fs.promises.writeFile(file, bytes)
+  const expected = await fs.promises.readFile(file, 'utf8')
+  for (const actual of [await readFileUtf8Async(file), await promises.readFile(file, 'utf8')]) {
+    if (actual !== expected) assert.fail(`async ${label} ${hex(bytes)}: ${firstDifference(actual, expected)}`)
+  }
+  return expected
+}
+
+for (const [name, seq] of Object.entries(NASTY)) {
+  test(`decodeUtf8: ${name} at every offset 0..70, in every filler, mid-buffer and at the end`, () => {
+    let checked = 0
+    for (const [fillerName, filler] of Object.entries(FILLERS)) {
+      for (const offset of OFFSETS) {
+        for (const tail of [[], fill(filler, 80)]) {
+          assertDecodes([...fill(filler, offset), ...seq, ...tail], `${name} after ${offset} ${fillerName} bytes`)
+          checked++
+        }
+      }
+    }
+    assert.equal(checked, Object.keys(FILLERS).length * OFFSETS.length * 2)
+  })
+}
+
+/** assertReadsAsync for many files at once (each its own file, read concurrently). */
+async function assertReadsAsyncBatch(prefix, cases) {
+  await Promise.all(cases.map(({ bytes, label }, i) => assertReadsAsync(scratch(`${prefix}-${i}.txt`), bytes, label)))
+  return cases.length
+}
+
+test('readFileUtf8Async: every nasty sequence at every offset 0..70, in every filler, mid-file and at EOF', async () => {
+  let checked = 0
+  for (const [name, seq] of Object.entries(NASTY)) {
+    const cases = []
+    for (const [fillerName, filler] of Object.entries(FILLERS)) {
+      for (const offset of OFFSETS) {
+        for (const tail of [[], fill(filler, 80)]) {
+          cases.push({ bytes: Buffer.from([...fill(filler, offset), ...seq, ...tail]), label: `${name} after ${offset} ${fillerName} bytes` })
+        }
+      }
+    }
+    checked += await assertReadsAsyncBatch('async-nasty', cases)
+  }
+  assert.equal(checked, Object.keys(NASTY).length * Object.keys(FILLERS).length * OFFSETS.length * 2)
+})
+
+test('decodeUtf8: pairs of nasty sequences next to each other', () => {
+  const seqs = Object.values(NASTY)
+  for (const a of seqs) for (const b of seqs) assertDecodes([...fill(FILLERS.ascii, 30), ...a, ...b], 'pair')
+})
+
+test('decodeUtf8: every code point class boundary in long runs', () => {
+  for (const c of [0x7f, 0x80, 0xff, 0x100, 0x7ff, 0x800, 0xffff, 0x10000, 0x10ffff]) {
+    for (const len of [1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1000]) {
+      const s = String.fromCodePoint(c).repeat(len)
+      assert.equal(assertDecodes(Buffer.from(s), `U+${c.toString(16)} × ${len}`), s)
+    }
+  }
+})
+
+test('decodeUtf8: 2000 deterministic random buffers (0..4 KiB), and every slice start/end of some', () => {
+  const files = randomFiles(0x5eed, 2000, 4096)
+  for (const [i, bytes] of files.entries()) assertDecodes(bytes, `random #${i}`)
+  // Slices cut through characters: start/end must act on bytes, as Buffer#toString.
+  for (const bytes of files.slice(0, 8)) {
+    const buf = Buffer.from(bytes.slice(0, 40))
+    for (let s = 0; s <= buf.length; s++) {
+      for (let e = s; e <= buf.length; e++) assert.equal(decodeUtf8(buf, s, e), buf.toString('utf8', s, e), `${hex(buf)} [${s}, ${e})`)
+    }
+  }
+})
+
+test('readFileUtf8Async: 500 deterministic random files (0..4 KiB)', async () => {
+  const files = randomFiles(0xa51c, 500, 4096)
+  assert.equal(await assertReadsAsyncBatch('async-random', files.map((bytes, i) => ({ bytes: Buffer.from(bytes), label: `random #${i}` }))), 500)
+})
+
+test('decodeUtf8 and readFileUtf8Async: empty input and all 256 one-byte inputs', async () => {
+  const file = scratch('async-one-byte.txt')
+  assert.equal(assertDecodes([], 'empty'), '')
+  assert.equal(await assertReadsAsync(file, Buffer.alloc(0), 'empty'), '')
+  for (let b = 0; b < 256; b++) {
+    assertDecodes([b], `byte ${b}`)
+    await assertReadsAsync(file, Buffer.from([b]), `byte ${b}`)
+  }
+})
+
+const BASES = {
+  ascii: 'const answer = compute(42); // plain source text\n',
+  latin1: 'Déjà vu à Noël, über Straße, ça coûte très cher.\n',
+  utf8_mixed: 'Mixed: café, 中文, 日本語, emoji 😀🎉 and ASCII.\n',
+  cjk: '漢字とかなの混じった文章、中文句子。한국어 문장.\n',
+}
+const ODD = {
+  'é (U+00E9)': utf8('é'),
+  'Ā (U+0100)': utf8('Ā'),
+  '😀 (4 bytes)': utf8('😀'),
+  'stray FF': [0xff],
+  'truncated E2 82': [0xe2, 0x82],
+  'lone 80': [0x80],
+}
+
+function bigBuffer(base, size) {
+  const unit = Buffer.from(base)
+  const buf = Buffer.alloc(size)
+  for (let i = 0; i < size; i += unit.length) unit.copy(buf, i)
+  return buf
+}
+
+for (const size of [64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 1024 * 1024 + 7, 4 * 1024 * 1024 + 3]) {
+  test(`large inputs of ${size} bytes: every class × odd byte at start, middle, end (decodeUtf8 and readFileUtf8Async)`, async () => {
+    const file = scratch(`async-big-${size}.txt`)
+    for (const [className, base] of Object.entries(BASES)) {
+      const clean = bigBuffer(base, size)
+      let end = clean.length
+      while (end > 0 && (clean[end - 1] & 0xc0) === 0x80) end--
+      if (end > 0 && clean[end - 1] >= 0xc0) end--
+      const valid = Buffer.concat([clean.subarray(0, end), Buffer.alloc(clean.length - end, 0x20)])
+      assertDecodes(valid, `${className} clean`)
+      await assertReadsAsync(file, valid, `${className} clean`)
+      for (const [oddName, odd] of Object.entries(ODD)) {
+        for (const where of ['start', 'middle', 'end']) {
+          const at = where === 'start' ? 0 : where === 'middle' ? valid.length >> 1 : valid.length - odd.length
+          const bytes = Buffer.from(valid)
+          Buffer.from(odd).copy(bytes, at)
+          assertDecodes(bytes, `${className} + ${oddName} at ${where}`)
+          await assertReadsAsync(file, bytes, `${className} + ${oddName} at ${where}`)
+        }
+      }
+    }
+  })
+}
+
+test('Latin-1 text with invalid bytes sprinkled every ~4 KiB (decodeUtf8 and readFileUtf8Async)', async () => {
+  const file = scratch('async-sprinkled.txt')
+  const rand = prng(7)
+  for (const base of Object.values(BASES)) {
+    const bytes = bigBuffer(base, 1024 * 1024)
+    for (let i = Math.floor(rand() * 4096); i < bytes.length; i += 3000 + Math.floor(rand() * 2000)) bytes[i] = 0xff
+    assertDecodes(bytes, 'sprinkled')
+    await assertReadsAsync(file, bytes, 'sprinkled')
+  }
+})

@@ -1,0 +1,134 @@
+//! `readFileUtf8Async`: the sync pipeline (read → classify → transcode) run on
+//! libuv's thread pool as a napi-rs `Task`. The main thread only turns the
+//! finished code units into a JS string (`js_string`): O(1) for an external
+//! string, a copy of under 64 KiB otherwise.
+
+use std::os::unix::io::AsRawFd;
+
+use napi::bindgen_prelude::{AsyncTask, ToNapiValue, TypeName};
+use napi::{sys, Env, Task, ValueType};
+use napi_derive::napi;
+
+use crate::js_string::{Outcome, MAX_STRING_LENGTH, STRING_TOO_LONG};
+use crate::read::{self, ReadError, Syscall};
+use crate::transcode;
+
+/// Failure code: the file has kMaxLength bytes or more. fs.promises decodes such
+/// files chunk by chunk and its answer (a string, or which error) depends on the
+/// Node version, so the JS layer hands these calls to fs.promises itself.
+pub const TOO_BIG_FOR_US: i32 = -3;
+
+/// What to read.
+enum Source {
+  Path { path: Vec<u8>, flags: i32 },
+  Fd(i32),
+}
+
+/// One read, queued on the thread pool.
+pub struct ReadTask {
+  source: Source,
+}
+
+/// The promise's value: the string, or a failure code (as the sync functions).
+pub struct Settled(Outcome);
+
+impl TypeName for Settled {
+  fn type_name() -> &'static str {
+    "string | number"
+  }
+  fn value_type() -> ValueType {
+    ValueType::Unknown
+  }
+}
+
+impl ToNapiValue for Settled {
+  unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+    // SAFETY: `env` is the live env napi-rs passed to this conversion (main thread).
+    unsafe { Outcome::to_napi_value(env, val.0) }
+  }
+}
+
+fn failure(e: ReadError) -> Outcome {
+  match e {
+    ReadError::Os { errno, syscall } => Outcome::Failure(errno * 8 + syscall as i32),
+    ReadError::NulInPath => Outcome::Failure(crate::NUL_IN_PATH),
+  }
+}
+
+/// Open, fstat, read, close: files of kMaxLength bytes or more are not read.
+fn read_path(path: &[u8], flags: i32) -> Result<Vec<u8>, Outcome> {
+  let file = read::open_path(path, flags).map_err(failure)?;
+  let too_big = match file.metadata() {
+    Ok(meta) => meta.file_type().is_file() && meta.len() >= MAX_STRING_LENGTH as u64,
+    Err(e) => {
+      return Err(failure(ReadError::Os {
+        errno: e.raw_os_error().unwrap_or(libc::EIO),
+        syscall: Syscall::Read,
+      }))
+    }
+  };
+  if too_big {
+    return Err(Outcome::Failure(TOO_BIG_FOR_US));
+  }
+  // `file` stays open (and is closed on return) while read_fd reads it.
+  let bytes = read::read_fd(file.as_raw_fd()).map_err(failure)?;
+  if bytes.len() >= MAX_STRING_LENGTH {
+    return Err(Outcome::Failure(TOO_BIG_FOR_US)); // it grew since fstat
+  }
+  Ok(bytes)
+}
+
+impl Task for ReadTask {
+  type Output = Outcome;
+  type JsValue = Settled;
+
+  /// On a pool thread: everything but the string creation.
+  fn compute(&mut self) -> napi::Result<Outcome> {
+    let bytes = match &self.source {
+      Source::Path { path, flags } => read_path(path, *flags),
+      Source::Fd(fd) => match read::read_fd(*fd) {
+        // As the sync readFd (fs has no promise API for fds).
+        Ok(bytes) if bytes.len() >= MAX_STRING_LENGTH => Err(Outcome::Failure(STRING_TOO_LONG)),
+        Ok(bytes) => Ok(bytes),
+        Err(e) => Err(failure(e)),
+      },
+    };
+    Ok(match bytes {
+      Ok(bytes) => Outcome::Text(transcode::decode(bytes)),
+      Err(outcome) => outcome,
+    })
+  }
+
+  /// On the main thread: hand the code units over (see `js_string`).
+  fn resolve(&mut self, _env: Env, output: Outcome) -> napi::Result<Settled> {
+    Ok(Settled(output))
+  }
+}
+
+/// Reads the file at `path` (a string) opened with numeric fs `flags`, off the main thread.
+#[napi(js_name = "readPathAsync", ts_return_type = "Promise<string | number>")]
+pub fn read_path_async(path: String, flags: i32) -> AsyncTask<ReadTask> {
+  AsyncTask::new(ReadTask {
+    source: Source::Path {
+      path: path.into_bytes(),
+      flags,
+    },
+  })
+}
+
+/// Reads the file at `path` given as raw bytes (a Buffer path), off the main thread.
+#[napi(js_name = "readPathBytesAsync", ts_return_type = "Promise<string | number>")]
+pub fn read_path_bytes_async(path: &[u8], flags: i32) -> AsyncTask<ReadTask> {
+  AsyncTask::new(ReadTask {
+    source: Source::Path {
+      path: path.to_vec(),
+      flags,
+    },
+  })
+}
+
+/// Reads from an open fd's current position to EOF (left open), off the main thread.
+#[napi(js_name = "readFdAsync", ts_return_type = "Promise<string | number>")]
+pub fn read_fd_async(fd: i32) -> AsyncTask<ReadTask> {
+  AsyncTask::new(ReadTask { source: Source::Fd(fd) })
+}
