@@ -35,6 +35,13 @@ Options:
                       ${SIZES.map(report.sizeLabel).join(', ')})
   --time <ms>         measured time per contender per cell (default ${FULL_BUDGET_MS}, quick ${QUICK_BUDGET_MS})
   --rounds <n>        interleaved rounds per cell (default 3)
+  --suite <list>      which benchmarks (default: read):
+                      read      readFileUtf8 vs fs.readFileSync (this matrix)
+                      async     64 concurrent readFileUtf8Async vs fs.promises.readFile,
+                                with the main thread's event-loop delay
+                      decode    decodeUtf8 vs buffer.toString('utf8') and TextDecoder
+                      register  require('typescript') with and without readfile-utf8/register
+                      all       every suite above, in that order
   -h, --help          this text
 
 Fixtures are generated once (seeded PRNG, deterministic) into
@@ -60,6 +67,7 @@ function parseOptions(argv) {
         size: { type: 'string', multiple: true },
         time: { type: 'string' },
         rounds: { type: 'string' },
+        suite: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h', default: false },
       },
       strict: true,
@@ -80,6 +88,12 @@ function parseOptions(argv) {
   } catch (err) {
     throw new UsageError(err.message)
   }
+  const suites = list(values.suite)
+  for (const suite of suites) {
+    if (!['read', 'all', 'async', 'decode', 'register'].includes(suite)) {
+      throw new UsageError(`unknown suite '${suite}' (known: read, async, decode, register, all)`)
+    }
+  }
   const positive = (name, text) => {
     const n = Number(text)
     if (!(n > 0) || !Number.isFinite(n)) throw new UsageError(`--${name} needs a positive number, got '${text}'`)
@@ -93,6 +107,7 @@ function parseOptions(argv) {
     sizes: [...new Set(sizes.length ? sizes : values.quick ? QUICK_SIZES : SIZES)].sort((a, b) => a - b),
     budgetMs: values.time ? positive('time', values.time) : values.quick ? QUICK_BUDGET_MS : FULL_BUDGET_MS,
     rounds: values.rounds ? Math.round(positive('rounds', values.rounds)) : 3,
+    suites: suites.length ? suites : ['read'],
   }
 }
 
@@ -140,12 +155,28 @@ function verify(readFileUtf8, file, content, size) {
   )
 }
 
+/** The suites beside the read matrix: separate scripts, run with this same Node. */
+const OTHER_SUITES = ['async', 'decode', 'register']
+
+function runSuiteScript(suite) {
+  const { spawnSync } = require('node:child_process')
+  console.log(`\n=== ${suite} (node benchmark/${suite}.js)\n`)
+  const r = spawnSync(process.execPath, [path.join(__dirname, `${suite}.js`)], { stdio: 'inherit' })
+  if (r.status !== 0) throw new Error(`benchmark/${suite}.js failed (${r.status ?? r.signal})`)
+}
+
 async function main() {
   const options = parseOptions(process.argv.slice(2))
   if (options.help) {
     process.stdout.write(HELP)
     return
   }
+  const suites = options.suites.includes('all') ? ['read', ...OTHER_SUITES] : options.suites
+  if (suites.includes('read')) await runReadMatrix(options)
+  for (const suite of OTHER_SUITES.filter((s) => suites.includes(s))) runSuiteScript(suite)
+}
+
+async function runReadMatrix(options) {
   const started = performance.now()
   const addon = require('..')
   const { readFileUtf8 } = addon
