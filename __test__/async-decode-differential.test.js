@@ -8,7 +8,7 @@ const fs = require('node:fs')
 
 const { decodeUtf8, readFileUtf8Async, promises } = require('..')
 const { scratch, hex } = require('./helpers')
-const { NASTY, FILLERS, fill, randomFiles, utf8, prng } = require('./cases')
+const { NASTY, FILLERS, fill, randomFiles, prng, BASES, bigBuffer, LARGE_SIZES, largeCases } = require('./cases')
 
 const OFFSETS = Array.from({ length: 71 }, (_, i) => i)
 
@@ -117,48 +117,12 @@ test('decodeUtf8 and readFileUtf8Async: empty input and all 256 one-byte inputs'
   }
 })
 
-const BASES = {
-  ascii: 'const answer = compute(42); // plain source text\n',
-  latin1: 'Déjà vu à Noël, über Straße, ça coûte très cher.\n',
-  utf8_mixed: 'Mixed: café, 中文, 日本語, emoji 😀🎉 and ASCII.\n',
-  cjk: '漢字とかなの混じった文章、中文句子。한국어 문장.\n',
-}
-const ODD = {
-  'é (U+00E9)': utf8('é'),
-  'Ā (U+0100)': utf8('Ā'),
-  '😀 (4 bytes)': utf8('😀'),
-  'stray FF': [0xff],
-  'truncated E2 82': [0xe2, 0x82],
-  'lone 80': [0x80],
-}
-
-function bigBuffer(base, size) {
-  const unit = Buffer.from(base)
-  const buf = Buffer.alloc(size)
-  for (let i = 0; i < size; i += unit.length) unit.copy(buf, i)
-  return buf
-}
-
-for (const size of [64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 1024 * 1024 + 7, 4 * 1024 * 1024 + 3]) {
+for (const size of LARGE_SIZES) {
   test(`large inputs of ${size} bytes: every class × odd byte at start, middle, end (decodeUtf8 and readFileUtf8Async)`, async () => {
     const file = scratch(`async-big-${size}.txt`)
-    for (const [className, base] of Object.entries(BASES)) {
-      const clean = bigBuffer(base, size)
-      let end = clean.length
-      while (end > 0 && (clean[end - 1] & 0xc0) === 0x80) end--
-      if (end > 0 && clean[end - 1] >= 0xc0) end--
-      const valid = Buffer.concat([clean.subarray(0, end), Buffer.alloc(clean.length - end, 0x20)])
-      assertDecodes(valid, `${className} clean`)
-      await assertReadsAsync(file, valid, `${className} clean`)
-      for (const [oddName, odd] of Object.entries(ODD)) {
-        for (const where of ['start', 'middle', 'end']) {
-          const at = where === 'start' ? 0 : where === 'middle' ? valid.length >> 1 : valid.length - odd.length
-          const bytes = Buffer.from(valid)
-          Buffer.from(odd).copy(bytes, at)
-          assertDecodes(bytes, `${className} + ${oddName} at ${where}`)
-          await assertReadsAsync(file, bytes, `${className} + ${oddName} at ${where}`)
-        }
-      }
+    for (const { label, bytes } of largeCases(size)) {
+      assertDecodes(bytes, label)
+      await assertReadsAsync(file, bytes, label)
     }
   })
 }

@@ -11,15 +11,9 @@ const { monitorEventLoopDelay } = require('node:perf_hooks')
 
 const api = require('..')
 const { readFileUtf8Async, promises } = api
-const { SCRATCH, scratch, errorFields } = require('./helpers')
+const { scratch, errorFields, osErrorFixtures } = require('./helpers')
 
-const existing = scratch('async-exists.txt')
-fs.writeFileSync(existing, 'héllo wörld 中 😀\n')
-const dir = scratch('async-dir')
-fs.mkdirSync(dir)
-const loopA = scratch('async-loop-a')
-fs.symlinkSync(scratch('async-loop-b'), loopA)
-fs.symlinkSync(loopA, scratch('async-loop-b'))
+const { existing, osErrors: OS_ERRORS } = osErrorFixtures('async-')
 
 /** errorFields plus whether the stack has frames, and the cause. */
 function fields(err) {
@@ -57,19 +51,6 @@ async function assertSameCallbackError(label, p, options = 'utf8') {
   assert.deepEqual(fields(await callbackError(api.readFile, p, options)), expected, `${label}: readFile callback`)
 }
 
-const OS_ERRORS = {
-  ENOENT: scratch('no-such-file'),
-  'ENOENT (relative)': 'no/such/relative/file',
-  'ENOENT (empty path)': '',
-  EISDIR: dir,
-  ENOTDIR: path.join(existing, 'child'),
-  ELOOP: loopA,
-  ENAMETOOLONG: scratch('x'.repeat(5000)),
-  'ENOENT (Buffer path, non-UTF-8 bytes)': Buffer.concat([Buffer.from(SCRATCH + '/n'), Buffer.from([0xff, 0x6f])]),
-  'ENOENT (file: URL)': pathToFileURL(scratch('nöpe')),
-  'EISDIR (file: URL)': pathToFileURL(dir),
-  'ENOENT (Uint8Array path)': new Uint8Array(Buffer.from(scratch('nope'))),
-}
 for (const [label, p] of Object.entries(OS_ERRORS)) {
   test(`${label}: fs.promises' and fs.readFile's errors, field by field`, async () => {
     for (const options of ['utf8', { encoding: 'utf8' }, { encoding: 'UTF-8', flag: 'r' }]) {

@@ -121,4 +121,57 @@ function randomFiles(seed, count, maxLen) {
   return files
 }
 
-module.exports = { prng, utf8, cp, NASTY, FILLERS, fill, randomFiles }
+/** Repeating texts of each class, for large inputs. */
+const BASES = {
+  ascii: 'const answer = compute(42); // plain source text\n',
+  latin1: 'Déjà vu à Noël, über Straße, ça coûte très cher.\n',
+  utf8_mixed: 'Mixed: café, 中文, 日本語, emoji 😀🎉 and ASCII.\n',
+  cjk: '漢字とかなの混じった文章、中文句子。한국어 문장.\n',
+}
+
+/** Odd bytes that change a large input's class when placed in it. */
+const ODD = {
+  'é (U+00E9)': utf8('é'),
+  'Ā (U+0100)': utf8('Ā'),
+  '😀 (4 bytes)': utf8('😀'),
+  'stray FF': [0xff],
+  'truncated E2 82': [0xe2, 0x82],
+  'lone 80': [0x80],
+}
+
+/** `size` bytes of `base` repeated (the last repetition may be cut). */
+function bigBuffer(base, size) {
+  const unit = Buffer.from(base)
+  const buf = Buffer.alloc(size)
+  for (let i = 0; i < size; i += unit.length) unit.copy(buf, i)
+  return buf
+}
+
+/** Sizes around the external-string threshold (64 KiB) and the two-thread one (1 MiB), and 4 MiB+. */
+const LARGE_SIZES = [64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 1024 * 1024 + 7, 4 * 1024 * 1024 + 3]
+
+/**
+ * Large inputs of `size` bytes: for each class a clean (valid) one, then the
+ * same with each odd byte at the start, in the middle and at the end.
+ */
+function* largeCases(size) {
+  for (const [className, base] of Object.entries(BASES)) {
+    const clean = bigBuffer(base, size)
+    // Cut the tail back to a character boundary, so "clean" is valid UTF-8.
+    let end = clean.length
+    while (end > 0 && (clean[end - 1] & 0xc0) === 0x80) end--
+    if (end > 0 && clean[end - 1] >= 0xc0) end--
+    const valid = Buffer.concat([clean.subarray(0, end), Buffer.alloc(clean.length - end, 0x20)])
+    yield { label: `${className} clean`, bytes: valid }
+    for (const [oddName, odd] of Object.entries(ODD)) {
+      for (const where of ['start', 'middle', 'end']) {
+        const at = where === 'start' ? 0 : where === 'middle' ? valid.length >> 1 : valid.length - odd.length
+        const bytes = Buffer.from(valid)
+        Buffer.from(odd).copy(bytes, at)
+        yield { label: `${className} + ${oddName} at ${where}`, bytes }
+      }
+    }
+  }
+}
+
+module.exports = { prng, utf8, cp, NASTY, FILLERS, fill, randomFiles, BASES, ODD, bigBuffer, LARGE_SIZES, largeCases }

@@ -7,7 +7,7 @@ const fs = require('node:fs')
 
 const { readFileUtf8, readFileSync } = require('..')
 const { scratch, assertSameAsFs } = require('./helpers')
-const { NASTY, FILLERS, fill, randomFiles, utf8, prng } = require('./cases')
+const { NASTY, FILLERS, fill, randomFiles, prng, BASES, ODD, bigBuffer, LARGE_SIZES, largeCases } = require('./cases')
 
 // Offsets 0..70 put each sequence before, on and after the 16-, 32- and 64-byte
 // block edges that SIMD decoders work in.
@@ -82,48 +82,15 @@ test('empty file and one-byte files for all 256 byte values', () => {
 // Large files: above the external-string threshold (64 KiB of string data) and
 // at 4 MiB+, for each class, with an odd byte that changes the class placed at
 // the start, in the middle and at the end.
-const BASES = {
-  ascii: 'const answer = compute(42); // plain source text\n',
-  latin1: 'Déjà vu à Noël, über Straße, ça coûte très cher.\n',
-  utf8_mixed: 'Mixed: café, 中文, 日本語, emoji 😀🎉 and ASCII.\n',
-  cjk: '漢字とかなの混じった文章、中文句子。한국어 문장.\n',
-}
-const ODD = {
-  'é (U+00E9)': utf8('é'),
-  'Ā (U+0100)': utf8('Ā'),
-  '😀 (4 bytes)': utf8('😀'),
-  'stray FF': [0xff],
-  'truncated E2 82': [0xe2, 0x82],
-  'lone 80': [0x80],
-}
-
-function bigFile(base, size) {
-  const unit = Buffer.from(base)
-  const buf = Buffer.alloc(size)
-  for (let i = 0; i < size; i += unit.length) unit.copy(buf, i)
-  return buf
-}
-
-for (const size of [64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 1024 * 1024 + 7, 4 * 1024 * 1024 + 3]) {
+for (const size of LARGE_SIZES) {
   test(`large files of ${size} bytes: every class × odd byte at start, middle, end`, () => {
     const file = scratch(`big-${size}.txt`)
-    for (const [className, base] of Object.entries(BASES)) {
-      const clean = bigFile(base, size)
-      // Cut the tail back to a character boundary, so "clean" is valid UTF-8.
-      let end = clean.length
-      while (end > 0 && (clean[end - 1] & 0xc0) === 0x80) end--
-      if (end > 0 && clean[end - 1] >= 0xc0) end--
-      const valid = Buffer.concat([clean.subarray(0, end), Buffer.alloc(clean.length - end, 0x20)])
-      assertSameAsFs(readFileUtf8, file, valid, `${className} clean`)
-      for (const [oddName, odd] of Object.entries(ODD)) {
-        for (const where of ['start', 'middle', 'end']) {
-          const at = where === 'start' ? 0 : where === 'middle' ? valid.length >> 1 : valid.length - odd.length
-          const bytes = Buffer.from(valid)
-          Buffer.from(odd).copy(bytes, at)
-          assertSameAsFs(readFileUtf8, file, bytes, `${className} + ${oddName} at ${where}`)
-        }
-      }
+    let checked = 0
+    for (const { label, bytes } of largeCases(size)) {
+      assertSameAsFs(readFileUtf8, file, bytes, label)
+      checked++
     }
+    assert.equal(checked, Object.keys(BASES).length * (1 + Object.keys(ODD).length * 3))
   })
 }
 
@@ -131,7 +98,7 @@ test('Latin-1 text with invalid bytes sprinkled every ~4 KiB (the bench "invalid
   const file = scratch('sprinkled.txt')
   const rand = prng(7)
   for (const base of Object.values(BASES)) {
-    const bytes = bigFile(base, 1024 * 1024)
+    const bytes = bigBuffer(base, 1024 * 1024)
     for (let i = Math.floor(rand() * 4096); i < bytes.length; i += 3000 + Math.floor(rand() * 2000)) bytes[i] = 0xff
     assertSameAsFs(readFileUtf8, file, bytes, 'sprinkled')
   }

@@ -6,18 +6,11 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
-const { pathToFileURL } = require('node:url')
 
 const { readFileUtf8, readFileSync } = require('..')
-const { SCRATCH, scratch, assertSameError, errorFields, thrown } = require('./helpers')
+const { SCRATCH, scratch, assertSameError, errorFields, thrown, osErrorFixtures } = require('./helpers')
 
-const existing = scratch('exists.txt')
-fs.writeFileSync(existing, 'héllo\n')
-const dir = scratch('a-directory')
-fs.mkdirSync(dir)
-const loopA = scratch('loop-a')
-fs.symlinkSync(scratch('loop-b'), loopA)
-fs.symlinkSync(loopA, scratch('loop-b'))
+const { existing, dir, osErrors: OS_ERRORS } = osErrorFixtures('')
 
 /** Checks both entry points, with the usual option forms, against fs. */
 function sameErrorEverywhere(label, pathArg, extraOptions = [undefined, 'utf8', { encoding: 'utf8' }]) {
@@ -35,19 +28,6 @@ function sameErrorEverywhere(label, pathArg, extraOptions = [undefined, 'utf8', 
   }
 }
 
-const OS_ERRORS = {
-  ENOENT: scratch('no-such-file'),
-  'ENOENT (relative)': 'no/such/relative/file',
-  'ENOENT (empty path)': '',
-  EISDIR: dir,
-  ENOTDIR: path.join(existing, 'child'),
-  ELOOP: loopA,
-  ENAMETOOLONG: scratch('x'.repeat(5000)),
-  'ENOENT (Buffer path, non-UTF-8 bytes)': Buffer.concat([Buffer.from(SCRATCH + '/n'), Buffer.from([0xff, 0x6f])]),
-  'ENOENT (file: URL)': pathToFileURL(scratch('nöpe')),
-  'EISDIR (file: URL)': pathToFileURL(dir),
-  'ENOENT (Uint8Array path)': new Uint8Array(Buffer.from(scratch('nope'))),
-}
 for (const [label, p] of Object.entries(OS_ERRORS)) {
   test(`${label} is fs's error`, () => {
     const err = thrown(() => readFileUtf8(p))

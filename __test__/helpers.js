@@ -75,4 +75,33 @@ function assertSameError(ours, theirs, label = '') {
   assert.deepEqual(actual, expected, label)
 }
 
-module.exports = { SCRATCH, scratch, hex, assertSameAsFs, thrown, errorFields, assertSameError }
+/**
+ * Files that make every OS error fs can throw on open or read, under names
+ * starting with `prefix`, and the paths that produce each error.
+ */
+function osErrorFixtures(prefix) {
+  const { pathToFileURL } = require('node:url')
+  const existing = scratch(`${prefix}exists.txt`)
+  fs.writeFileSync(existing, 'héllo wörld 中 😀\n')
+  const dir = scratch(`${prefix}a-directory`)
+  fs.mkdirSync(dir)
+  const loopA = scratch(`${prefix}loop-a`)
+  fs.symlinkSync(scratch(`${prefix}loop-b`), loopA)
+  fs.symlinkSync(loopA, scratch(`${prefix}loop-b`))
+  const osErrors = {
+    ENOENT: scratch('no-such-file'),
+    'ENOENT (relative)': 'no/such/relative/file',
+    'ENOENT (empty path)': '',
+    EISDIR: dir,
+    ENOTDIR: path.join(existing, 'child'),
+    ELOOP: loopA,
+    ENAMETOOLONG: scratch('x'.repeat(5000)),
+    'ENOENT (Buffer path, non-UTF-8 bytes)': Buffer.concat([Buffer.from(`${SCRATCH}/n`), Buffer.from([0xff, 0x6f])]),
+    'ENOENT (file: URL)': pathToFileURL(scratch('nöpe')),
+    'EISDIR (file: URL)': pathToFileURL(dir),
+    'ENOENT (Uint8Array path)': new Uint8Array(Buffer.from(scratch('nope'))),
+  }
+  return { existing, dir, loopA, osErrors }
+}
+
+module.exports = { SCRATCH, scratch, hex, assertSameAsFs, thrown, errorFields, assertSameError, osErrorFixtures }

@@ -9,24 +9,11 @@ const path = require('node:path')
 const { monitorEventLoopDelay } = require('node:perf_hooks')
 const { readFileUtf8Async } = require('..')
 
+const { content } = require('./texts')
+
 const SAMPLES = Number(process.argv[process.argv.indexOf('--samples') + 1]) || 15
 const CONCURRENCY = 64
 const DIR = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'readfile-utf8', 'fixtures-extra')
-
-/** Deterministic contents: ASCII source, Latin-1 prose, mixed CJK/emoji, Latin-1 with stray 0xFF bytes. */
-function content(kind, size) {
-  const unit = {
-    ascii: 'const answer = compute(42); // plain source text\n',
-    latin1: 'Déjà vu à Noël, über Straße, ça coûte très cher.\n',
-    utf16: 'Mixed: café, 中文, 日本語, emoji 😀🎉 and ASCII.\n',
-    invalid: 'Déjà vu à Noël, über Straße, ça coûte très cher.\n',
-  }[kind]
-  const buf = Buffer.alloc(size)
-  const u = Buffer.from(unit)
-  for (let i = 0; i < size; i += u.length) u.copy(buf, i)
-  if (kind === 'invalid') for (let i = 1234; i < size; i += 4099) buf[i] = 0xff
-  return buf
-}
 
 function fixture(kind, size) {
   fs.mkdirSync(DIR, { recursive: true })

@@ -4,21 +4,10 @@
 const os = require('node:os')
 const { decodeUtf8 } = require('..')
 
+const { content } = require('./texts')
+
 const TIME_MS = Number(process.argv[process.argv.indexOf('--time-ms') + 1]) || 300
 
-function content(kind, size) {
-  const unit = {
-    ascii: 'const answer = compute(42); // plain source text\n',
-    latin1: 'Déjà vu à Noël, über Straße, ça coûte très cher.\n',
-    utf16: 'Mixed: café, 中文, 日本語, emoji 😀🎉 and ASCII.\n',
-    invalid: 'Déjà vu à Noël, über Straße, ça coûte très cher.\n',
-  }[kind]
-  const buf = Buffer.alloc(size)
-  const u = Buffer.from(unit)
-  for (let i = 0; i < size; i += u.length) u.copy(buf, i)
-  if (kind === 'invalid') for (let i = 1234; i < size; i += 4099) buf[i] = 0xff
-  return buf
-}
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 let sink = 0

@@ -112,21 +112,33 @@ fn copy_utf16(env: sys::napi_env, data: &[u16]) -> Option<sys::napi_value> {
   (status == sys::Status::napi_ok).then_some(result)
 }
 
-#[derive(Clone, Copy)]
-enum Encoding {
-  Latin1,
-  Utf16,
-}
+/// The signature shared by `node_api_create_external_string_latin1` and `_utf16`.
+type CreateExternal<T> = unsafe fn(
+  sys::napi_env,
+  *const T,
+  isize,
+  sys::node_api_basic_finalize,
+  *mut c_void,
+  *mut sys::napi_value,
+  *mut bool,
+) -> sys::napi_status;
 
-/// The code-unit types an external string can be made of.
+/// The code-unit types an external string can be made of, with the Node-API
+/// constructor for each.
 trait CodeUnit: Pooled {
-  const ENCODING: Encoding;
+  const CREATE_EXTERNAL: CreateExternal<Self>;
 }
 impl CodeUnit for u8 {
-  const ENCODING: Encoding = Encoding::Latin1;
+  const CREATE_EXTERNAL: CreateExternal<u8> = |env, data, len, finalize, hint, result, copied| {
+    // SAFETY: forwarded as is; `external` upholds the contract (see there).
+    unsafe { sys::node_api_create_external_string_latin1(env, data.cast(), len, finalize, hint, result, copied) }
+  };
 }
 impl CodeUnit for u16 {
-  const ENCODING: Encoding = Encoding::Utf16;
+  const CREATE_EXTERNAL: CreateExternal<u16> = |env, data, len, finalize, hint, result, copied| {
+    // SAFETY: forwarded as is; `external` upholds the contract (see there).
+    unsafe { sys::node_api_create_external_string_utf16(env, data, len, finalize, hint, result, copied) }
+  };
 }
 
 /// Hands `data` to V8 as an external string. The `Vec` is boxed and the box's
@@ -144,28 +156,17 @@ fn external<T: CodeUnit>(env: sys::napi_env, data: Vec<T>) -> Option<sys::napi_v
   let mut result = ptr::null_mut();
   let mut copied = false;
   // SAFETY: `units` points at `len` immutable code units owned by `*owner`, which
-  // stays alive until `finalize::<T>` frees it; the encoding matches T.
+  // stays alive until `finalize::<T>` frees it; the constructor matches T.
   let status = unsafe {
-    match T::ENCODING {
-      Encoding::Latin1 => sys::node_api_create_external_string_latin1(
-        env,
-        units.cast(),
-        len as isize,
-        Some(finalize::<T>),
-        owner.cast(),
-        &mut result,
-        &mut copied,
-      ),
-      Encoding::Utf16 => sys::node_api_create_external_string_utf16(
-        env,
-        units.cast(),
-        len as isize,
-        Some(finalize::<T>),
-        owner.cast(),
-        &mut result,
-        &mut copied,
-      ),
-    }
+    T::CREATE_EXTERNAL(
+      env,
+      units,
+      len as isize,
+      Some(finalize::<T>),
+      owner.cast(),
+      &mut result,
+      &mut copied,
+    )
   };
   if status == sys::Status::napi_ok {
     return Some(result);
