@@ -22,9 +22,16 @@ pub enum Class {
 /// Classifies `bytes`; each check runs at tens of GB/s and stops at the first
 /// 64-byte chunk that rules its class out.
 pub fn classify(bytes: &[u8]) -> Class {
-  if bytes.is_ascii() {
+  classify_after_ascii(bytes, 0)
+}
+
+/// `classify` when the first `ascii_prefix` bytes are already known to be ASCII
+/// (they pass both checks, so only the rest is looked at).
+pub fn classify_after_ascii(bytes: &[u8], ascii_prefix: usize) -> Class {
+  let rest = &bytes[ascii_prefix.min(bytes.len())..];
+  if rest.is_ascii() {
     Class::Ascii
-  } else if max_byte_at_most(bytes, 0xC3) {
+  } else if max_byte_at_most(rest, 0xC3) {
     Class::Latin1Range
   } else {
     Class::Wide
@@ -63,5 +70,9 @@ mod tests {
     let mut long = "\u{e9}".repeat(100).into_bytes();
     long.extend_from_slice("\u{100}".as_bytes());
     assert_eq!(classify(&long), Class::Wide);
+    // A known-ASCII prefix is skipped, the rest still decides.
+    assert_eq!(classify_after_ascii(b"abc\xc3\xa9", 3), Class::Latin1Range);
+    assert_eq!(classify_after_ascii(b"abc", 3), Class::Ascii);
+    assert_eq!(classify_after_ascii(b"abc", 99), Class::Ascii);
   }
 }

@@ -52,7 +52,7 @@ thread_local! {
 /// Returns the string or a failure code: `errno * 8 + syscall` for an OS error
 /// (see `read::Syscall`), or one of the negative codes (`NUL_IN_PATH`,
 /// `js_string::STRING_TOO_LONG`); index.js turns codes into fs's errors.
-fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<(), ReadError>) -> Reply {
+fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<usize, ReadError>) -> Reply {
   SCRATCH.with(|cell| {
     // A nested call cannot happen (no JS runs in between), but if it did it
     // would simply use a buffer of its own.
@@ -63,7 +63,7 @@ fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<(), ReadE
       Err(_) => &mut own,
     };
     let outcome = match read(buf) {
-      Ok(()) => string_from_bytes(env, buf),
+      Ok(ascii_prefix) => string_from_bytes(env, buf, ascii_prefix),
       Err(ReadError::Os { errno, syscall }) => Reply::Outcome(Outcome::Failure(errno * 8 + syscall as i32)),
       Err(ReadError::NulInPath) => Reply::Outcome(Outcome::Failure(NUL_IN_PATH)),
     };
@@ -74,13 +74,13 @@ fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<(), ReadE
   })
 }
 
-fn string_from_bytes(env: &Env, bytes: &mut Vec<u8>) -> Reply {
+fn string_from_bytes(env: &Env, bytes: &mut Vec<u8>, ascii_prefix: usize) -> Reply {
   // Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or
   // more, whatever it decodes to (measured on Node 20 and 26), so do we.
   if bytes.len() >= MAX_STRING_LENGTH {
     return Reply::Outcome(Outcome::Failure(STRING_TOO_LONG));
   }
-  Reply::Outcome(match transcode::decode_slice(bytes) {
+  Reply::Outcome(match transcode::decode_slice_after_ascii(bytes, ascii_prefix) {
     // Small ASCII: V8 copies the scratch bytes into its heap.
     Decoded::Ascii if bytes.len() < ASCII_EXTERNAL_MIN_BYTES => match js_string::copy_latin1_from(env, bytes) {
       Some(value) => return Reply::Made(value),

@@ -51,7 +51,11 @@ pub fn read_fd(fd: RawFd) -> Result<Vec<u8>, ReadError> {
 /// Like `read_path`, into `buf` (its old contents are dropped). Reusing one
 /// buffer across calls keeps its memory mapped and in cache: a fresh buffer
 /// costs a page fault per 4 KiB on every read.
-pub fn read_path_into(path: &[u8], flags: i32, buf: &mut Vec<u8>) -> Result<(), ReadError> {
+///
+/// Returns how many leading bytes are already known to be ASCII: large files
+/// are read in chunks that are checked while still hot in cache (see
+/// `read_sized`), which spares `classify` a pass over cold memory.
+pub fn read_path_into(path: &[u8], flags: i32, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
   if path.contains(&0) {
     return Err(ReadError::NulInPath);
   }
@@ -61,8 +65,9 @@ pub fn read_path_into(path: &[u8], flags: i32, buf: &mut Vec<u8>) -> Result<(), 
   read_open_fd(file.as_raw_fd(), buf)
 }
 
-/// Like `read_fd`, into `buf` (its old contents are dropped).
-pub fn read_fd_into(fd: RawFd, buf: &mut Vec<u8>) -> Result<(), ReadError> {
+/// Like `read_fd`, into `buf` (its old contents are dropped); returns the
+/// length of the known-ASCII prefix as `read_path_into` does.
+pub fn read_fd_into(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
   read_open_fd(fd, buf)
 }
 
@@ -85,7 +90,7 @@ fn open(path: &[u8], flags: i32) -> io::Result<File> {
     .open(std::ffi::OsStr::from_bytes(path))
 }
 
-fn read_open_fd(fd: RawFd, buf: &mut Vec<u8>) -> Result<(), ReadError> {
+fn read_open_fd(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
   let (regular, size) = file_kind_and_size(fd).map_err(|e| os_error(e, Syscall::Read))?;
   // Room for st_size + 1 bytes (or a first chunk); a buffer too small is replaced,
   // not grown, so its old contents are never copied.
@@ -101,19 +106,41 @@ fn read_open_fd(fd: RawFd, buf: &mut Vec<u8>) -> Result<(), ReadError> {
   if regular && size > 0 {
     read_sized(fd, buf)
   } else {
-    grow_until_eof(fd, buf)
+    grow_until_eof(fd, buf).map(|()| 0)
   }
 }
 
-/// Regular file of known size: one read of `size + 1` bytes normally finishes it.
-/// A short read of a regular file means EOF; a full buffer means the file grew,
-/// so we keep reading until EOF.
-fn read_sized(fd: RawFd, buf: &mut Vec<u8>) -> Result<(), ReadError> {
-  read_appending(fd, buf)?;
-  if buf.len() == buf.capacity() {
-    return grow_until_eof(fd, buf);
+/// Files from this size on are read in chunks of `CHUNK_BYTES`, each checked for
+/// ASCII right after it is read, while it is still in cache.
+const CHUNKED_MIN_BYTES: usize = 1 << 20;
+const CHUNK_BYTES: usize = 256 * 1024;
+
+/// Regular file of known size: a read of `size + 1` bytes normally finishes it
+/// (large files: chunk by chunk). A short read of a regular file means EOF; a
+/// full buffer means the file grew, so we keep reading until EOF. Returns the
+/// length of the known-ASCII prefix.
+fn read_sized(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+  let wanted = buf.capacity();
+  let chunk = if wanted >= CHUNKED_MIN_BYTES {
+    CHUNK_BYTES
+  } else {
+    wanted
+  };
+  let mut ascii_prefix = 0;
+  loop {
+    let start = buf.len();
+    let n = read_appending_at_most(fd, buf, chunk)?;
+    if ascii_prefix == start && buf[start..].is_ascii() {
+      ascii_prefix = buf.len();
+    }
+    if buf.len() == buf.capacity() {
+      grow_until_eof(fd, buf)?;
+      return Ok(ascii_prefix);
+    }
+    if n < chunk {
+      return Ok(ascii_prefix); // short read of a regular file: EOF
+    }
   }
-  Ok(())
 }
 
 /// Reads until read returns 0, doubling the buffer whenever it is full.
@@ -145,7 +172,14 @@ fn file_kind_and_size(fd: RawFd) -> io::Result<(bool, usize)> {
 /// its contents; returns the byte count. Reading into uninitialised capacity
 /// spares a memset of the whole buffer before every read.
 fn read_appending(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+  read_appending_at_most(fd, buf, usize::MAX)
+}
+
+/// `read_appending` of at most `limit` bytes.
+fn read_appending_at_most(fd: RawFd, buf: &mut Vec<u8>, limit: usize) -> Result<usize, ReadError> {
   let spare = buf.spare_capacity_mut();
+  let room = limit.min(spare.len());
+  let spare = &mut spare[..room];
   loop {
     // SAFETY: `spare` is valid for writes of `spare.len()` bytes for the whole call.
     let n = unsafe { libc::read(fd, spare.as_mut_ptr().cast(), spare.len()) };

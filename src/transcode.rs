@@ -4,7 +4,7 @@
 //! passed, otherwise by simdutf8 + encoding_rs; invalid text is decoded with
 //! U+FFFD replacement exactly as Node does.
 
-use crate::classify::{classify, Class};
+use crate::classify::{classify_after_ascii, Class};
 use crate::simd;
 
 /// The code units of the finished string, owned, ready to hand to V8.
@@ -46,8 +46,13 @@ pub fn decode(bytes: Vec<u8>) -> Text {
 
 /// `decode` for borrowed bytes: ASCII is reported, not copied.
 pub fn decode_slice(bytes: &[u8]) -> Decoded {
+  decode_slice_after_ascii(bytes, 0)
+}
+
+/// `decode_slice` when the first `ascii_prefix` bytes are known to be ASCII.
+pub fn decode_slice_after_ascii(bytes: &[u8], ascii_prefix: usize) -> Decoded {
   let simd = simd::available();
-  let converted = match classify(bytes) {
+  let converted = match classify_after_ascii(bytes, ascii_prefix) {
     Class::Ascii => return Decoded::Ascii,
     Class::Latin1Range if simd => simd::try_latin1(bytes).map(Text::Latin1),
     Class::Latin1Range => simdutf8::basic::from_utf8(bytes)
