@@ -1,0 +1,44 @@
+'use strict'
+// Small, fast versions of `npm run soak` (__test__/soak/soak.js), whose
+// thresholds they share: every phase in a fresh process, thresholds asserted.
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+
+const SOAK = path.join(__dirname, 'soak', 'soak.js')
+
+function soak(phase, ...args) {
+  const r = spawnSync(process.execPath, [SOAK, '--json', '--phases', phase, ...args], { encoding: 'utf8' })
+  assert.equal(r.status === 0 || r.status === 1, true, `soak ${phase} ended with ${r.signal ?? r.status}: ${r.stderr}`)
+  const [result] = JSON.parse(r.stdout)
+  assert.deepEqual(result.problems, [], `${phase}: ${JSON.stringify(result)}`)
+  assert.equal(r.status, 0)
+  return result
+}
+
+test('2000 sync reads of 1 MiB files of every class: peak RSS < 300 MiB, no growth over the last half', () => {
+  const r = soak('sync', '--reads', '2000')
+  assert.equal(r.reads, 2000)
+  assert.ok(r.peakRssMiB < 300)
+})
+
+test('2000 async reads of 1 MiB files at concurrency 64: peak RSS < 300 MiB, no growth over the last half', () => {
+  const r = soak('async', '--reads', '2000', '--concurrency', '64')
+  assert.equal(r.reads, 2000)
+  assert.ok(r.peakRssMiB < 300)
+})
+
+test('1000 failing reads (ENOENT, EISDIR, ENOTDIR, EBADF; sync, async, callback) and 2 too-long reads leak no fd', () => {
+  const r = soak('fds', '--failures', '1000', '--too-long', '2')
+  assert.equal(r.failures, 1000)
+  assert.ok(r.fdsBefore > 0)
+  assert.equal(r.fdsAfter, r.fdsBefore)
+})
+
+test('a kMaxLength-byte file: ERR_STRING_TOO_LONG as fs, and RSS back down after GC', () => {
+  const r = soak('toolong', '--too-long', '2')
+  assert.equal(r.afterGcMiB.length, 2)
+  assert.ok(r.peakRssMiB > r.baselineMiB + 400, 'the 512 MiB were read')
+  for (const rss of r.afterGcMiB) assert.ok(rss < r.baselineMiB + 48, `RSS after GC ${rss} MiB`)
+})

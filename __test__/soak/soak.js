@@ -1,0 +1,273 @@
+'use strict'
+// npm run soak [-- --reads N] [--concurrency C] [--failures F] [--too-long T] [--phases a,b]
+//
+// Soak and memory checks, each phase in a fresh Node process (so its peak RSS
+// is its own), thresholds asserted, exit status 1 if any is missed:
+//   sync     N reads (default 10^5) of 1 MiB files of every class, nothing kept:
+//            peak RSS < 300 MiB, and no growth trend over the last half (the
+//            last quarter's mean RSS ≤ the third's + 16 MiB, peak ≤ + 32 MiB).
+//   async    the same with readFileUtf8Async, C (default 64) reads in flight.
+//   fds      F failing reads (default 10^4: ENOENT, EISDIR, ENOTDIR, EBADF,
+//            sync, async and callback) and T reads of kMaxLength-byte files
+//            (ERR_STRING_TOO_LONG): /proc/self/fd count unchanged.
+//   toolong  T reads of a kMaxLength-byte file (ERR_STRING_TOO_LONG, fs's
+//            error): RSS back down after GC each time.
+// `--json` prints the figures as one JSON line (used by __test__/soak.test.js).
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const { parseArgs } = require('node:util')
+
+const MiB = 1 << 20
+const PEAK_RSS_LIMIT_MiB = 300
+/**
+ * "No growth trend": the last quarter's mean RSS may exceed the third quarter's
+ * by at most this, its peak (noisier: GC's sawtooth) by at most twice this.
+ */
+const GROWTH_TOLERANCE_MiB = 16
+/** After a too-long read and a GC, RSS may be at most this much above where it started. */
+const TOO_LONG_RSS_TOLERANCE_MiB = 48
+
+const { values: args } = parseArgs({
+  options: {
+    reads: { type: 'string', default: '100000' },
+    concurrency: { type: 'string', default: '64' },
+    failures: { type: 'string', default: '10000' },
+    'too-long': { type: 'string', default: '16' },
+    phases: { type: 'string', default: 'sync,async,fds,toolong' },
+    json: { type: 'boolean', default: false },
+    child: { type: 'string' },
+    dir: { type: 'string' },
+  },
+})
+
+const ROOT = path.join(__dirname, '..', '..')
+
+/** The 1 MiB files of every class the read phases cycle through. */
+function writeClassFiles(dir) {
+  const text = (s) => Buffer.from(s.repeat(Math.ceil(MiB / Buffer.byteLength(s)) + 1)).subarray(0, MiB)
+  const files = {
+    ascii: text('plain ascii text, the common case\n'),
+    latin1: text('déjà vu à Noël, café crème\n'),
+    utf16: text('mixed 中文 text 😀 and more\n'),
+    'latin1 + U+0100': Buffer.concat([text('déjà vu à Noël\n').subarray(0, MiB - 2), Buffer.from('Ā')]),
+    'invalid, sparse errors': text('valid é 中 😀 text\n'),
+    'invalid, dense errors': Buffer.alloc(MiB),
+  }
+  const sparse = files['invalid, sparse errors']
+  for (let i = 1000; i < sparse.length; i += 4099) sparse[i] = 0xff
+  const dense = files['invalid, dense errors']
+  for (let i = 0; i < dense.length; i++) dense[i] = (Math.imul(i, 2654435761) >>> 13) & 0xff
+  return Object.entries(files).map(([name, bytes]) => {
+    const file = path.join(dir, `${name.replace(/\W+/g, '-')}.txt`)
+    fs.writeFileSync(file, bytes)
+    return { name, file, expectedLength: bytes.toString('utf8').length }
+  })
+}
+
+const rssMiB = () => process.memoryUsage.rss() / MiB
+const peakRssMiB = () => process.resourceUsage().maxRSS / 1024
+const openFds = () => fs.readdirSync('/proc/self/fd').length
+
+/** Mean and max of the RSS samples in the third and fourth quarter of the run. */
+function trend(samples) {
+  const q = samples.length / 4
+  const part = (a, b) => samples.slice(Math.floor(a * q), Math.floor(b * q))
+  const stats = (xs) => ({ mean: xs.reduce((s, x) => s + x, 0) / xs.length, max: Math.max(...xs) })
+  const q3 = stats(part(2, 3))
+  const q4 = stats(part(3, 4))
+  return { q3, q4, meanGrowthMiB: q4.mean - q3.mean, peakGrowthMiB: q4.max - q3.max }
+}
+
+async function runPhase(phase, dir) {
+  const { readFileUtf8, readFileUtf8Async, readFile } = require(ROOT)
+  const reads = Number(args.reads)
+  const started = performance.now()
+  const elapsed = () => (performance.now() - started) / 1000
+
+  if (phase === 'sync' || phase === 'async') {
+    const files = writeClassFiles(dir)
+    const every = Math.max(1, Math.floor(reads / 400))
+    const samples = []
+    let checked = 0
+    const verify = (s, f) => {
+      if (s.length !== f.expectedLength) throw new Error(`${f.name}: length ${s.length}, expected ${f.expectedLength}`)
+      if (++checked % every === 0) samples.push(rssMiB())
+    }
+    if (phase === 'sync') {
+      for (let i = 0; i < reads; i++) {
+        const f = files[i % files.length]
+        verify(readFileUtf8(f.file), f)
+      }
+    } else {
+      const concurrency = Number(args.concurrency)
+      let next = 0
+      const lane = async () => {
+        while (next < reads) {
+          const f = files[next++ % files.length]
+          verify(await readFileUtf8Async(f.file), f)
+        }
+      }
+      await Promise.all(Array.from({ length: concurrency }, lane))
+    }
+    return { phase, reads: checked, seconds: elapsed(), peakRssMiB: peakRssMiB(), trend: trend(samples) }
+  }
+
+  if (phase === 'fds') {
+    const { MAX_STRING_LENGTH } = require('node:buffer').constants
+    const regular = path.join(dir, 'regular.txt')
+    fs.writeFileSync(regular, 'text')
+    const big = path.join(dir, 'kmaxlength.txt')
+    fs.writeFileSync(big, '')
+    fs.truncateSync(big, MAX_STRING_LENGTH) // sparse: no disk used
+    const closedFd = fs.openSync(regular, 'r')
+    fs.closeSync(closedFd)
+    const code = (fn) => {
+      try {
+        fn()
+      } catch (err) {
+        return err.code
+      }
+      return 'no error'
+    }
+    const codeAsync = (p) => p.then(() => 'no error', (err) => err.code)
+    const kinds = [
+      ['ENOENT', () => code(() => readFileUtf8(path.join(dir, 'missing')))],
+      ['EISDIR', () => code(() => readFileUtf8(dir))],
+      ['ENOTDIR', () => code(() => readFileUtf8(path.join(regular, 'x')))],
+      ['EBADF', () => code(() => readFileUtf8(closedFd))],
+      ['ENOENT', () => codeAsync(readFileUtf8Async(path.join(dir, 'missing')))],
+      ['EISDIR', () => codeAsync(readFileUtf8Async(dir))],
+      ['EISDIR', () => new Promise((resolve) => readFile(dir, 'utf8', (err) => resolve(err?.code)))],
+    ]
+    // Warm up: whatever the first calls open for good (libuv's thread pool, …).
+    for (const [, run] of kinds) await run()
+    code(() => readFileUtf8(big))
+    const before = openFds()
+    const failures = Number(args.failures)
+    for (let i = 0; i < failures; i++) {
+      const [expected, run] = kinds[i % kinds.length]
+      const got = await run()
+      if (got !== expected) throw new Error(`failure ${i}: ${got}, expected ${expected}`)
+    }
+    const tooLong = Number(args['too-long'])
+    for (let i = 0; i < tooLong; i++) {
+      const fd = i % 2 === 0 ? undefined : fs.openSync(big, 'r')
+      const got = code(() => readFileUtf8(fd ?? big))
+      if (fd !== undefined) fs.closeSync(fd)
+      if (got !== 'ERR_STRING_TOO_LONG') throw new Error(`too-long read ${i}: ${got}`)
+    }
+    const after = openFds()
+    fs.rmSync(big)
+    return { phase, failures, tooLong, fdsBefore: before, fdsAfter: after, seconds: elapsed() }
+  }
+
+  if (phase === 'toolong') {
+    const { MAX_STRING_LENGTH } = require('node:buffer').constants
+    const big = path.join(dir, 'kmaxlength.txt')
+    fs.writeFileSync(big, '')
+    fs.truncateSync(big, MAX_STRING_LENGTH)
+    const theirs = (() => {
+      try {
+        fs.readFileSync(big, 'utf8')
+      } catch (err) {
+        return err
+      }
+    })()
+    globalThis.gc()
+    const baseline = rssMiB()
+    const rounds = Number(args['too-long'])
+    const afterGc = []
+    for (let i = 0; i < rounds; i++) {
+      let ours
+      try {
+        readFileUtf8(big)
+      } catch (err) {
+        ours = err
+      }
+      if (ours?.code !== 'ERR_STRING_TOO_LONG' || ours.message !== theirs?.message) {
+        throw new Error(`round ${i}: ${ours?.code} ${ours?.message}; fs: ${theirs?.code} ${theirs?.message}`)
+      }
+      globalThis.gc()
+      afterGc.push(rssMiB())
+    }
+    fs.rmSync(big)
+    return { phase, rounds, baselineMiB: baseline, afterGcMiB: afterGc, peakRssMiB: peakRssMiB(), seconds: elapsed() }
+  }
+  throw new Error(`unknown phase ${phase}`)
+}
+
+/** The thresholds, for one phase's result: a list of failures (empty: passed). */
+function judge(r) {
+  const problems = []
+  if (r.phase === 'sync' || r.phase === 'async') {
+    if (r.reads !== Number(args.reads)) problems.push(`${r.reads} reads done of ${args.reads}`)
+    if (!(r.peakRssMiB < PEAK_RSS_LIMIT_MiB)) problems.push(`peak RSS ${r.peakRssMiB.toFixed(0)} MiB ≥ ${PEAK_RSS_LIMIT_MiB}`)
+    if (r.trend.meanGrowthMiB > GROWTH_TOLERANCE_MiB || r.trend.peakGrowthMiB > 2 * GROWTH_TOLERANCE_MiB) {
+      problems.push(`RSS grows over the last half: ${JSON.stringify(r.trend)}`)
+    }
+  } else if (r.phase === 'fds') {
+    if (r.fdsAfter !== r.fdsBefore) problems.push(`open fds ${r.fdsBefore} before, ${r.fdsAfter} after`)
+  } else if (r.phase === 'toolong') {
+    if (!(r.peakRssMiB > r.baselineMiB + 400)) problems.push(`the too-long read did not allocate (peak ${r.peakRssMiB} MiB)`)
+    for (const [i, rss] of r.afterGcMiB.entries()) {
+      if (rss > r.baselineMiB + TOO_LONG_RSS_TOLERANCE_MiB) {
+        problems.push(`after too-long read ${i} and GC, RSS ${rss.toFixed(0)} MiB (baseline ${r.baselineMiB.toFixed(0)} MiB)`)
+      }
+    }
+  }
+  return problems
+}
+
+function describe(r) {
+  const s = `${r.seconds.toFixed(1)} s`
+  if (r.phase === 'sync' || r.phase === 'async') {
+    return `${r.phase}: ${r.reads} reads of 1 MiB in ${s}, peak RSS ${r.peakRssMiB.toFixed(0)} MiB, last-half RSS mean ${r.trend.q3.mean.toFixed(0)} → ${r.trend.q4.mean.toFixed(0)} MiB, peak ${r.trend.q3.max.toFixed(0)} → ${r.trend.q4.max.toFixed(0)} MiB`
+  }
+  if (r.phase === 'fds') {
+    return `fds: ${r.failures} failing reads + ${r.tooLong} too-long reads in ${s}, open fds ${r.fdsBefore} → ${r.fdsAfter}`
+  }
+  return `toolong: ${r.rounds} ERR_STRING_TOO_LONG reads in ${s}, RSS ${r.baselineMiB.toFixed(0)} MiB before, peak ${r.peakRssMiB.toFixed(0)} MiB, after GC ${r.afterGcMiB.map((x) => x.toFixed(0)).join(', ')} MiB`
+}
+
+function main() {
+  const results = []
+  let failed = false
+  for (const phase of args.phases.split(',')) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `readfile-utf8-soak-${phase}-`))
+    const childArgs = [...process.argv.slice(2).filter((a) => a !== '--json'), '--child', phase, '--dir', dir]
+    const nodeArgs = phase === 'toolong' ? ['--expose-gc'] : []
+    const r = spawnSync(process.execPath, [...nodeArgs, __filename, ...childArgs], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    fs.rmSync(dir, { recursive: true, force: true })
+    if (r.status !== 0) {
+      failed = true
+      results.push({ phase, problems: [`process ended with ${r.signal ?? `status ${r.status}`}`] })
+      if (!args.json) console.log(`${phase}: FAILED, process ended with ${r.signal ?? `status ${r.status}`}`)
+      continue
+    }
+    const result = JSON.parse(r.stdout)
+    result.problems = judge(result)
+    if (result.problems.length) failed = true
+    results.push(result)
+    if (!args.json) {
+      console.log(describe(result))
+      for (const p of result.problems) console.log(`  FAILED: ${p}`)
+    }
+  }
+  if (args.json) console.log(JSON.stringify(results))
+  else console.log(failed ? 'soak: FAILED' : `soak: passed on Node ${process.version}`)
+  process.exitCode = failed ? 1 : 0
+}
+
+if (args.child) {
+  runPhase(args.child, args.dir).then(
+    (result) => process.stdout.write(JSON.stringify(result)),
+    (err) => {
+      console.error(err)
+      process.exitCode = 1
+    },
+  )
+} else {
+  main()
+}

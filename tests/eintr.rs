@@ -1,0 +1,107 @@
+//! Signals during a long read: open(2) and read(2) interrupted with EINTR are
+//! retried, and the bytes come out whole.
+//!
+//! Node's own signal handlers are installed with SA_RESTART, so there the
+//! kernel restarts an interrupted read by itself (the npm test sends signals
+//! anyway). Here a handler is installed *without* SA_RESTART, so every signal
+//! that lands on the reading thread while it is blocked makes the syscall fail
+//! with EINTR, which read.rs must retry.
+
+use std::ffi::CString;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use readfile_utf8::read::{read_fd, read_path};
+
+static HANDLED: AtomicUsize = AtomicUsize::new(0);
+
+extern "C" fn on_signal(_: libc::c_int) {
+  HANDLED.fetch_add(1, Ordering::Relaxed);
+}
+
+fn install_handler_without_restart() {
+  // SAFETY: a zeroed sigaction is a valid "no flags, empty mask" value; the
+  // handler only touches an atomic, which is async-signal-safe.
+  unsafe {
+    let mut action: libc::sigaction = std::mem::zeroed();
+    action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+    action.sa_flags = 0; // no SA_RESTART: blocked syscalls fail with EINTR
+    libc::sigemptyset(&mut action.sa_mask);
+    assert_eq!(libc::sigaction(libc::SIGUSR1, &action, std::ptr::null_mut()), 0);
+  }
+}
+
+/// Reads `expected` through a FIFO fed slowly by a writer thread, while a third
+/// thread signals the reading thread every 200 µs. Returns what was read and
+/// how many signals the reading thread handled during the read.
+fn read_fifo_under_signals(name: &str, expected: &[u8], by_fd: bool) -> (Vec<u8>, usize) {
+  install_handler_without_restart();
+  let dir = std::env::temp_dir().join(format!("rfu8-eintr-{}-{name}", std::process::id()));
+  std::fs::create_dir_all(&dir).unwrap();
+  let fifo = dir.join("fifo");
+  let c_path = CString::new(fifo.as_os_str().as_bytes()).unwrap();
+  // SAFETY: c_path is a valid NUL-terminated path.
+  assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+
+  let chunks: Vec<Vec<u8>> = expected.chunks(4096 + 3).map(<[u8]>::to_vec).collect();
+  let writer_path = fifo.clone();
+  let writer = std::thread::spawn(move || {
+    // Opening for write blocks until the reader opens (itself under signals).
+    let mut w = std::fs::OpenOptions::new().write(true).open(&writer_path).unwrap();
+    for chunk in chunks {
+      std::thread::sleep(Duration::from_millis(2));
+      w.write_all(&chunk).unwrap();
+    }
+  });
+
+  let reading = Arc::new(AtomicBool::new(true));
+  let before = HANDLED.load(Ordering::Relaxed);
+  let reader_path = fifo.clone();
+  let reader = std::thread::spawn(move || {
+    let bytes = if by_fd {
+      let f = std::fs::File::open(&reader_path).unwrap();
+      read_fd(std::os::unix::io::AsRawFd::as_raw_fd(&f)).unwrap()
+    } else {
+      read_path(reader_path.as_os_str().as_bytes(), libc::O_RDONLY).unwrap()
+    };
+    (bytes, HANDLED.load(Ordering::Relaxed))
+  });
+  let target = std::os::unix::thread::JoinHandleExt::as_pthread_t(&reader);
+  let flag = reading.clone();
+  let signaller = std::thread::spawn(move || {
+    while flag.load(Ordering::Relaxed) {
+      // SAFETY: `target` is joinable (not yet joined) while `flag` is set.
+      unsafe { libc::pthread_kill(target, libc::SIGUSR1) };
+      std::thread::sleep(Duration::from_micros(200));
+    }
+  });
+  writer.join().unwrap();
+  let (bytes, handled_at_end) = reader.join().unwrap();
+  reading.store(false, Ordering::Relaxed);
+  signaller.join().unwrap();
+  std::fs::remove_dir_all(&dir).unwrap();
+  (bytes, handled_at_end - before)
+}
+
+fn text() -> Vec<u8> {
+  "signals é 中 😀 and text\n".repeat(3000).into_bytes()
+}
+
+#[test]
+fn a_path_read_interrupted_by_signals_is_retried_and_whole() {
+  let expected = text();
+  let (bytes, signals) = read_fifo_under_signals("path", &expected, false);
+  assert!(signals >= 20, "the read was interrupted often ({signals} signals)");
+  assert_eq!(bytes, expected);
+}
+
+#[test]
+fn an_fd_read_interrupted_by_signals_is_retried_and_whole() {
+  let expected = text();
+  let (bytes, signals) = read_fifo_under_signals("fd", &expected, true);
+  assert!(signals >= 20, "the read was interrupted often ({signals} signals)");
+  assert_eq!(bytes, expected);
+}

@@ -1,0 +1,308 @@
+//! Property tests of the pure-Rust pipeline steps (classify, transcode, simd,
+//! parallel) against reference decoders: `encoding_rs::mem::convert_utf8_to_utf16`
+//! (WHATWG, what Node's `buffer.toString('utf8')` implements) and std's
+//! `String::from_utf8_lossy` (the same maximal-subpart replacement). No Node needed.
+//!
+//! Inputs are biased to the cases that break decoders: boundary code points,
+//! overlongs, surrogates, truncated sequences, bytes 0xF5..0xFF, lone
+//! continuation bytes, long valid runs with an error at the end, and Latin-1
+//! runs broken by a single U+0100. Some inputs are ≥ 1 MiB so that the
+//! two-thread conversion of `parallel.rs` runs, with errors placed around the
+//! split point.
+//!
+//! Every test here runs once with simdutf (when this CPU passes its self-test)
+//! and once more, in a child process of this test binary, with
+//! `READFILE_UTF8_NO_SIMD=1` (the pure-Rust fallback engine).
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, FileFailurePersistence};
+
+use readfile_utf8::classify::{classify, Class};
+use readfile_utf8::parallel::PARALLEL_MIN_BYTES;
+use readfile_utf8::simd;
+use readfile_utf8::transcode::{decode, decode_borrowed, decode_slice, Borrowed, Decoded, Text};
+
+/// WHATWG decoding with replacement, by encoding_rs (independent of our code).
+fn reference(bytes: &[u8]) -> Vec<u16> {
+  let mut out = vec![0u16; bytes.len() + 1];
+  let n = encoding_rs::mem::convert_utf8_to_utf16(bytes, &mut out);
+  out.truncate(n);
+  out
+}
+
+fn units(text: &Text) -> Vec<u16> {
+  match text {
+    Text::Latin1(v) => v.iter().map(|&b| u16::from(b)).collect(),
+    Text::Utf16(v) => v.clone(),
+  }
+}
+
+/// Where two code-unit sequences first differ, for a readable failure.
+fn first_difference(a: &[u16], b: &[u16]) -> String {
+  let i = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+  format!(
+    "lengths {} vs {}, first difference at unit {i}: {:?} vs {:?}",
+    a.len(),
+    b.len(),
+    a.get(i),
+    b.get(i)
+  )
+}
+
+fn utf8(c: char) -> Vec<u8> {
+  c.to_string().into_bytes()
+}
+
+/// The sequences that break decoders, valid and invalid.
+fn nasty() -> Vec<Vec<u8>> {
+  let mut v: Vec<Vec<u8>> = [
+    0x0, 0x7f, 0x80, 0xff, 0x100, 0x7ff, 0x800, 0xd7ff, 0xe000, 0xfeff, 0xfffd, 0xffff, 0x10000, 0x10ffff,
+  ]
+  .iter()
+  .map(|&c| utf8(char::from_u32(c).unwrap()))
+  .collect();
+  v.extend(
+    [
+      &[0xc0, 0x80][..],
+      &[0xc1, 0xbf],
+      &[0xe0, 0x80, 0x80],
+      &[0xe0, 0x9f, 0xbf],
+      &[0xf0, 0x80, 0x80, 0x80],
+      &[0xf0, 0x8f, 0xbf, 0xbf],
+      &[0xed, 0xa0, 0x80],
+      &[0xed, 0xbf, 0xbf],
+      &[0xed, 0xa0, 0xbd, 0xed, 0xb8, 0x80],
+      &[0xf4, 0x90, 0x80, 0x80],
+      &[0xc3],
+      &[0xe2],
+      &[0xe2, 0x82],
+      &[0xf0],
+      &[0xf0, 0x9f],
+      &[0xf0, 0x9f, 0x98],
+      &[0x80],
+      &[0xbf],
+      &[0xf5],
+      &[0xf8],
+      &[0xfc],
+      &[0xfe],
+      &[0xff],
+      &[0xf5, 0x80, 0x80, 0x80],
+    ]
+    .iter()
+    .map(|s| s.to_vec()),
+  );
+  v
+}
+
+/// One piece of a biased input.
+fn piece() -> impl Strategy<Value = Vec<u8>> {
+  let nasty = nasty();
+  prop_oneof![
+    3 => proptest::sample::select(nasty),
+    2 => proptest::collection::vec(0x20u8..0x7f, 0..40),
+    2 => proptest::collection::vec(0x80u32..0x100, 0..20)
+      .prop_map(|cs| cs.into_iter().flat_map(|c| utf8(char::from_u32(c).unwrap())).collect()),
+    2 => proptest::collection::vec(any::<char>(), 0..12).prop_map(|cs| cs.into_iter().flat_map(utf8).collect()),
+    1 => proptest::collection::vec(0xf5u8..=0xff, 1..4),
+    1 => proptest::collection::vec(any::<u8>(), 0..24),
+  ]
+}
+
+/// Biased byte vectors up to a few KiB: pieces, some repeated, concatenated.
+fn biased_bytes() -> impl Strategy<Value = Vec<u8>> {
+  proptest::collection::vec((piece(), 1usize..40), 0..24).prop_map(|pieces| {
+    let mut out = Vec::new();
+    for (p, repeat) in pieces {
+      for _ in 0..repeat {
+        out.extend_from_slice(&p);
+      }
+    }
+    out
+  })
+}
+
+/// Long valid runs (one class) with an error (or a class-changing character) at
+/// the end, at the start, or in the middle.
+fn long_run_with_an_edge(min_len: usize, max_len: usize) -> impl Strategy<Value = Vec<u8>> {
+  let fillers: Vec<&'static str> = vec![
+    "a",
+    "\u{e9}",
+    "\u{e9}a",
+    "\u{4e2d}",
+    "\u{1f600}",
+    "x\u{ff}\u{4e2d}\u{1f600}",
+  ];
+  let mut odd = nasty();
+  odd.push(utf8('\u{100}'));
+  (
+    proptest::sample::select(fillers),
+    min_len..max_len,
+    proptest::sample::select(odd),
+    0usize..5,
+    0usize..8,
+  )
+    .prop_map(|(filler, len, odd, place, shift)| {
+      let mut out = filler.repeat(len / filler.len() + 1).into_bytes();
+      out.truncate(len);
+      let at = match place {
+        0 => len,
+        1 => 0,
+        2 => (len / 2).saturating_sub(4) + shift, // around parallel.rs's split point
+        3 => len.saturating_sub(shift),
+        _ => len / 3 + shift,
+      }
+      .min(out.len());
+      out.splice(at..at, odd);
+      out
+    })
+}
+
+/// Checks every step against the reference for one input.
+fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
+  let expected = reference(bytes);
+  let std_lossy: Vec<u16> = String::from_utf8_lossy(bytes).encode_utf16().collect();
+  prop_assert!(expected == std_lossy, "the two references disagree");
+  let valid = std::str::from_utf8(bytes).ok();
+  let fits_latin1 = valid.is_some_and(|s| s.chars().all(|c| (c as u32) <= 0xff));
+
+  // classify: exactly the documented byte-range classes.
+  let class = classify(bytes);
+  let max = bytes.iter().copied().max().unwrap_or(0);
+  let expected_class = if max < 0x80 {
+    Class::Ascii
+  } else if max <= 0xc3 {
+    Class::Latin1Range
+  } else {
+    Class::Wide
+  };
+  prop_assert_eq!(class, expected_class);
+
+  // decode_slice: ASCII reported as such, everything else converted right, and
+  // a one-byte string only when the text really fits one.
+  match decode_slice(bytes) {
+    Decoded::Ascii => prop_assert!(bytes.is_ascii()),
+    Decoded::Converted(text) => {
+      prop_assert!(!bytes.is_ascii(), "non-empty conversion of ASCII");
+      let got = units(&text);
+      prop_assert!(got == expected, "decode_slice: {}", first_difference(&got, &expected));
+      match text {
+        Text::Latin1(_) => prop_assert!(fits_latin1, "Latin-1 data for text that does not fit it"),
+        Text::Utf16(_) => prop_assert!(!fits_latin1, "UTF-16 data for valid Latin-1-range text"),
+      }
+    }
+  }
+
+  // decode (owned) and decode_borrowed give the same code units.
+  let owned = decode(bytes.to_vec());
+  let got = units(&owned);
+  prop_assert!(got == expected, "decode: {}", first_difference(&got, &expected));
+  prop_assert_eq!(owned.char_count(), expected.len());
+  match decode_borrowed(bytes) {
+    Borrowed::Ascii(b) => prop_assert!(b == bytes && bytes.is_ascii()),
+    Borrowed::Text(t) => prop_assert!(units(&t) == expected),
+  }
+
+  // The validating simdutf converters (serial or on two threads by size).
+  if simd::available() {
+    let utf16 = simd::try_utf16(bytes);
+    match valid {
+      Some(_) => {
+        let got = utf16.unwrap_or_default();
+        prop_assert!(got == expected, "try_utf16: {}", first_difference(&got, &expected));
+      }
+      None => prop_assert!(utf16.is_none(), "try_utf16 accepted invalid UTF-8"),
+    }
+    let latin1 = simd::try_latin1(bytes);
+    if fits_latin1 {
+      let got: Vec<u16> = latin1.unwrap_or_default().into_iter().map(u16::from).collect();
+      prop_assert!(got == expected, "try_latin1: {}", first_difference(&got, &expected));
+    } else {
+      prop_assert!(
+        latin1.is_none(),
+        "try_latin1 accepted input that is not valid Latin-1-range UTF-8"
+      );
+    }
+  }
+  Ok(())
+}
+
+fn config(cases: u32) -> Config {
+  Config {
+    cases,
+    // Failures are reported with the minimal input; no files are written.
+    failure_persistence: Some(Box::new(FileFailurePersistence::Off)),
+    ..Config::default()
+  }
+}
+
+proptest! {
+  #![proptest_config(config(20_000))]
+  #[test]
+  fn arbitrary_bytes_decode_as_the_reference(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
+    check(&bytes)?;
+  }
+}
+
+proptest! {
+  #![proptest_config(config(20_000))]
+  #[test]
+  fn biased_bytes_decode_as_the_reference(bytes in biased_bytes()) {
+    check(&bytes)?;
+  }
+}
+
+proptest! {
+  #![proptest_config(config(3_000))]
+  #[test]
+  fn long_runs_with_an_error_at_an_edge_decode_as_the_reference(bytes in long_run_with_an_edge(0, 70_000)) {
+    check(&bytes)?;
+  }
+}
+
+proptest! {
+  // ≥ 1 MiB: the two-thread path of parallel.rs, with the odd sequence placed
+  // at the ends and around the split point; buffers are recycled by the pool
+  // between cases, so stale data from an earlier case would show.
+  #![proptest_config(config(96))]
+  #[test]
+  fn inputs_of_a_mebibyte_and_more_decode_as_the_reference(
+    bytes in long_run_with_an_edge(PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES + 300_000)
+  ) {
+    prop_assert!(bytes.len() >= PARALLEL_MIN_BYTES);
+    check(&bytes)?;
+  }
+}
+
+#[test]
+fn every_one_and_two_byte_input_decodes_as_the_reference() {
+  for a in 0..=255u8 {
+    check(&[a]).unwrap();
+    for b in 0..=255u8 {
+      check(&[a, b]).unwrap();
+    }
+  }
+}
+
+/// The same properties on the pure-Rust fallback engine: this test binary run
+/// again with `READFILE_UTF8_NO_SIMD=1` (the engine is chosen once per process).
+#[test]
+fn the_fallback_engine_passes_the_same_properties() {
+  if std::env::var_os(simd::DISABLE_ENV).is_some() {
+    assert!(!simd::available(), "the fallback engine is in use in the child");
+    return;
+  }
+  let exe = std::env::current_exe().unwrap();
+  let out = std::process::Command::new(exe)
+    .env(simd::DISABLE_ENV, "1")
+    .args(["--test-threads", "2"])
+    .output()
+    .unwrap();
+  let stdout = String::from_utf8_lossy(&out.stdout);
+  assert!(
+    out.status.success(),
+    "fallback engine run failed:\n{stdout}\n{}",
+    String::from_utf8_lossy(&out.stderr)
+  );
+  // Every property ran in the child (not filtered away).
+  assert!(stdout.contains("test result: ok. 6 passed"), "{stdout}");
+}
