@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 /// Buffers smaller than this are not pooled: malloc reuses small blocks well.
 pub const POOL_MIN_BYTES: usize = 64 * 1024;
-/// Most memory one thread's pool keeps idle.
+/// Most memory the pool keeps idle (per element type).
 const POOL_MAX_BYTES: usize = 64 << 20;
 /// A pooled buffer serves a request if its capacity is at most this many times
 /// the request, so little memory is held idle behind a string.
