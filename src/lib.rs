@@ -39,7 +39,7 @@ const SCRATCH_KEEP_BYTES: usize = 8 << 20;
 /// cache, but how fast V8 copies a large one-byte string depends on its version.
 /// Measured for a 256 KiB file: copy 100-240 µs on Node 20-24, 27 µs on Node 26;
 /// external ~42 µs on all. On Node 26 copying stays ahead up to ~1 MiB.
-fn ascii_external_min_bytes(env: &Env) -> usize {
+pub(crate) fn ascii_external_min_bytes(env: &Env) -> usize {
   static MIN: OnceLock<usize> = OnceLock::new();
   *MIN.get_or_init(|| match env.get_node_version() {
     Ok(version) if version.major >= 26 => 1 << 20,
