@@ -147,8 +147,11 @@ function bigBuffer(base, size) {
   return buf
 }
 
-/** Sizes around the external-string threshold (64 KiB) and the two-thread one (1 MiB), and 4 MiB+. */
-const LARGE_SIZES = [64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 1024 * 1024 + 7, 4 * 1024 * 1024 + 3]
+/**
+ * Sizes around the external-string threshold (64 KiB), the chunked read (1 MiB),
+ * 4 MiB+, and past the two-thread conversion (8 MiB, src/parallel.rs).
+ */
+const LARGE_SIZES = [64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 1024 * 1024 + 7, 4 * 1024 * 1024 + 3, 8 * 1024 * 1024 + 5]
 
 /**
  * Large inputs of `size` bytes: for each class a clean (valid) one, then the

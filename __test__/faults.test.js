@@ -65,7 +65,7 @@ async function stop(child) {
 }
 
 // Valid UTF-8 with characters of every length; no U+FFFD, so a cut shows.
-const ORIGINAL = Buffer.from('ascii é ÿ Ā 中文 😀 text\n'.repeat(40000)) // ~1.2 MiB: the two-thread path too
+const ORIGINAL = Buffer.from('ascii é ÿ Ā 中文 😀 text\n'.repeat(40000)) // ~1.2 MiB: read in chunks
 
 async function readDuringChanges(file, label, minChars) {
   const results = { sync: 0, async: 0, fs: 0, lengths: new Set() }

@@ -6,7 +6,7 @@
 //! Inputs are biased to the cases that break decoders: boundary code points,
 //! overlongs, surrogates, truncated sequences, bytes 0xF5..0xFF, lone
 //! continuation bytes, long valid runs with an error at the end, and Latin-1
-//! runs broken by a single U+0100. Some inputs are ≥ 1 MiB so that the
+//! runs broken by a single U+0100. Some inputs are ≥ PARALLEL_MIN_BYTES so that the
 //! two-thread conversion of `parallel.rs` runs, with errors placed around the
 //! split point.
 //!
@@ -260,12 +260,12 @@ proptest! {
 }
 
 proptest! {
-  // ≥ 1 MiB: the two-thread path of parallel.rs, with the odd sequence placed
+  // ≥ PARALLEL_MIN_BYTES: the two-thread path of parallel.rs, with the odd sequence placed
   // at the ends and around the split point; buffers are recycled by the pool
   // between cases, so stale data from an earlier case would show.
-  #![proptest_config(config(96))]
+  #![proptest_config(config(32))]
   #[test]
-  fn inputs_of_a_mebibyte_and_more_decode_as_the_reference(
+  fn inputs_past_the_two_thread_threshold_decode_as_the_reference(
     bytes in long_run_with_an_edge(PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES + 300_000)
   ) {
     prop_assert!(bytes.len() >= PARALLEL_MIN_BYTES);
