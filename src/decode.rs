@@ -20,7 +20,7 @@ pub fn decode_utf8(env: Env, input: &[u8], start: f64, end: f64) -> Reply {
   match transcode::decode_borrowed(&input[start..end]) {
     // Large ASCII on a V8 that copies big one-byte strings slowly: our own copy
     // (into a pooled buffer) becomes an external string.
-    Borrowed::Ascii(bytes) if bytes.len() >= crate::ascii_external_min_bytes(&env) => {
+    Borrowed::Ascii(bytes) if bytes.len() >= js_string::external_min_bytes(env.raw()) => {
       let mut own = crate::pool::take(bytes.len());
       own.extend_from_slice(bytes);
       Reply::Outcome(Outcome::Text(Text::Latin1(own)))

@@ -18,7 +18,6 @@ pub mod simd;
 pub mod transcode;
 
 use std::cell::RefCell;
-use std::sync::OnceLock;
 
 use napi::bindgen_prelude::Uint8Array;
 use napi::Env;
@@ -33,19 +32,6 @@ pub const NUL_IN_PATH: i32 = -1;
 
 /// The largest read buffer kept between calls; a bigger one is freed after use.
 const SCRATCH_KEEP_BYTES: usize = 8 << 20;
-
-/// From which size an ASCII file hands its read buffer to V8 (external string)
-/// instead of being copied out of the scratch buffer. The copy source is hot in
-/// cache, but how fast V8 copies a large one-byte string depends on its version.
-/// Measured for a 256 KiB file: copy 100-240 µs on Node 20-24, 27 µs on Node 26;
-/// external ~42 µs on all. On Node 26 copying stays ahead up to ~1 MiB.
-pub(crate) fn ascii_external_min_bytes(env: &Env) -> usize {
-  static MIN: OnceLock<usize> = OnceLock::new();
-  *MIN.get_or_init(|| match env.get_node_version() {
-    Ok(version) if version.major >= 26 => 1 << 20,
-    _ => 64 << 10,
-  })
-}
 
 thread_local! {
   /// The read buffer, reused across calls so that its memory stays mapped and
@@ -90,10 +76,12 @@ fn string_from_bytes(env: &Env, bytes: &mut Vec<u8>, ascii_prefix: usize) -> Rep
   }
   Reply::Outcome(match transcode::decode_slice_after_ascii(bytes, ascii_prefix) {
     // Small ASCII: V8 copies the scratch bytes into its heap.
-    Decoded::Ascii if bytes.len() < ascii_external_min_bytes(env) => match js_string::copy_latin1_from(env, bytes) {
-      Some(value) => return Reply::Made(value),
-      None => Outcome::Failure(STRING_TOO_LONG),
-    },
+    Decoded::Ascii if bytes.len() < js_string::external_min_bytes(env.raw()) => {
+      match js_string::copy_latin1_from(env, bytes) {
+        Some(value) => return Reply::Made(value),
+        None => Outcome::Failure(STRING_TOO_LONG),
+      }
+    }
     // Large ASCII: the read buffer itself becomes the external string's data.
     Decoded::Ascii => Outcome::Text(Text::Latin1(std::mem::take(bytes))),
     Decoded::Converted(text) => Outcome::Text(text),
