@@ -3,20 +3,13 @@
 //! finished code units into a JS string (`js_string`): O(1) for an external
 //! string, a copy of under 64 KiB otherwise.
 
-use std::os::unix::io::AsRawFd;
-
 use napi::bindgen_prelude::{AsyncTask, ToNapiValue, TypeName};
 use napi::{sys, Env, Task, ValueType};
 use napi_derive::napi;
 
-use crate::js_string::{Outcome, MAX_STRING_LENGTH, STRING_TOO_LONG};
-use crate::read::{self, ReadError, Syscall};
+use crate::js_string::{Outcome, MAX_STRING_LENGTH, STRING_TOO_LONG, TOO_BIG_FOR_US};
+use crate::read;
 use crate::transcode;
-
-/// Failure code: the file has kMaxLength bytes or more. fs.promises decodes such
-/// files chunk by chunk and its answer (a string, or which error) depends on the
-/// Node version, so the JS layer hands these calls to fs.promises itself.
-pub const TOO_BIG_FOR_US: i32 = -3;
 
 /// What to read.
 enum Source {
@@ -48,30 +41,10 @@ impl ToNapiValue for Settled {
   }
 }
 
-fn failure(e: ReadError) -> Outcome {
-  match e {
-    ReadError::Os { errno, syscall } => Outcome::Failure(errno * 8 + syscall as i32),
-    ReadError::NulInPath => Outcome::Failure(crate::NUL_IN_PATH),
-  }
-}
-
-/// Open, fstat, read, close: files of kMaxLength bytes or more are not read.
+/// Reads a file, but leaves files of kMaxLength bytes or more to fs.promises:
+/// its answer for them (a string, or which error) depends on the Node version.
 fn read_path(path: &[u8], flags: i32) -> Result<Vec<u8>, Outcome> {
-  let file = read::open_path(path, flags).map_err(failure)?;
-  let too_big = match file.metadata() {
-    Ok(meta) => meta.file_type().is_file() && meta.len() >= MAX_STRING_LENGTH as u64,
-    Err(e) => {
-      return Err(failure(ReadError::Os {
-        errno: e.raw_os_error().unwrap_or(libc::EIO),
-        syscall: Syscall::Read,
-      }))
-    }
-  };
-  if too_big {
-    return Err(Outcome::Failure(TOO_BIG_FOR_US));
-  }
-  // `file` stays open (and is closed on return) while read_fd reads it.
-  let bytes = read::read_fd(file.as_raw_fd()).map_err(failure)?;
+  let bytes = read::read_path_limited(path, flags, MAX_STRING_LENGTH)?;
   if bytes.len() >= MAX_STRING_LENGTH {
     return Err(Outcome::Failure(TOO_BIG_FOR_US)); // it grew since fstat
   }
@@ -90,7 +63,7 @@ impl Task for ReadTask {
         // As the sync readFd (fs has no promise API for fds).
         Ok(bytes) if bytes.len() >= MAX_STRING_LENGTH => Err(Outcome::Failure(STRING_TOO_LONG)),
         Ok(bytes) => Ok(bytes),
-        Err(e) => Err(failure(e)),
+        Err(e) => Err(e.into()),
       },
     };
     Ok(match bytes {

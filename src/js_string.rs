@@ -16,6 +16,7 @@ use napi::bindgen_prelude::ToNapiValue;
 use napi::sys;
 
 use crate::pool::{self, Pooled};
+use crate::read::ReadError;
 use crate::transcode::Text;
 
 /// V8's `String::kMaxLength` on 64-bit Node 20–26: 2^29 − 24 characters.
@@ -59,8 +60,26 @@ impl ToNapiValue for Reply {
   }
 }
 
-/// Returned instead of a string when V8 refuses it (longer than kMaxLength).
+/// Failure codes, returned to JS instead of a string (lib/errors.js reads them):
+/// `errno * 8 + syscall` for an OS error (see `read::Syscall`), or one of these.
+/// A path with a NUL byte: index.js lets fs throw its own error.
+pub const NUL_IN_PATH: i32 = -1;
+/// V8 refuses the string (longer than kMaxLength), or the file has kMaxLength
+/// bytes or more, which Node's readFileSync refuses.
 pub const STRING_TOO_LONG: i32 = -2;
+/// Async reads only: a file of kMaxLength bytes or more, which fs.promises
+/// answers itself (its answer depends on the Node version).
+pub const TOO_BIG_FOR_US: i32 = -3;
+
+impl From<ReadError> for Outcome {
+  fn from(e: ReadError) -> Self {
+    Outcome::Failure(match e {
+      ReadError::Os { errno, syscall } => errno * 8 + syscall as i32,
+      ReadError::NulInPath => NUL_IN_PATH,
+      ReadError::TooLarge => TOO_BIG_FOR_US,
+    })
+  }
+}
 
 impl ToNapiValue for Outcome {
   unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
@@ -99,13 +118,19 @@ fn create_string(env: sys::napi_env, text: Text) -> Option<sys::napi_value> {
   }
 }
 
-/// A one-byte string copied from `data` (which stays the caller's); `None` if
-/// V8 refused it (too long).
-pub fn copy_latin1_from(env: &napi::Env, data: &[u8]) -> Option<sys::napi_value> {
-  if data.len() > MAX_STRING_LENGTH {
-    return None;
+/// A one-byte string of `data`, which stays the caller's: copied into V8's heap
+/// when small, otherwise copied into a pooled buffer that becomes an external
+/// string (see `external_min_bytes`).
+pub fn latin1_from_slice(env: &napi::Env, data: &[u8]) -> Reply {
+  if data.len() >= external_min_bytes(env.raw()) {
+    let mut own = pool::take(data.len());
+    own.extend_from_slice(data);
+    return Reply::Outcome(Outcome::Text(Text::Latin1(own)));
   }
-  copy_latin1(env.raw(), data)
+  match copy_latin1(env.raw(), data) {
+    Some(value) => Reply::Made(value),
+    None => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
+  }
 }
 
 fn copy_latin1(env: sys::napi_env, data: &[u8]) -> Option<sys::napi_value> {

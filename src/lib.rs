@@ -27,9 +27,6 @@ use js_string::{Outcome, Reply, MAX_STRING_LENGTH, STRING_TOO_LONG};
 use read::ReadError;
 use transcode::{Decoded, Text};
 
-/// Failure code for a path with a NUL byte (index.js lets fs throw its error).
-pub const NUL_IN_PATH: i32 = -1;
-
 /// The largest read buffer kept between calls; a bigger one is freed after use.
 const SCRATCH_KEEP_BYTES: usize = 8 << 20;
 
@@ -41,30 +38,18 @@ thread_local! {
   static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Reads with `read` into the scratch buffer and makes the JS string.
-///
-/// Returns the string or a failure code: `errno * 8 + syscall` for an OS error
-/// (see `read::Syscall`), or one of the negative codes (`NUL_IN_PATH`,
-/// `js_string::STRING_TOO_LONG`); index.js turns codes into fs's errors.
+/// Reads with `read` into the scratch buffer and makes the JS string, or
+/// returns a failure code (see `js_string::Outcome`).
 fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<usize, ReadError>) -> Reply {
-  SCRATCH.with(|cell| {
-    // A nested call cannot happen (no JS runs in between), but if it did it
-    // would simply use a buffer of its own.
-    let mut own = Vec::new();
-    let mut guard = cell.try_borrow_mut();
-    let buf = match guard.as_deref_mut() {
-      Ok(scratch) => scratch,
-      Err(_) => &mut own,
-    };
-    let outcome = match read(buf) {
+  SCRATCH.with_borrow_mut(|buf| {
+    let reply = match read(buf) {
       Ok(ascii_prefix) => string_from_bytes(env, buf, ascii_prefix),
-      Err(ReadError::Os { errno, syscall }) => Reply::Outcome(Outcome::Failure(errno * 8 + syscall as i32)),
-      Err(ReadError::NulInPath) => Reply::Outcome(Outcome::Failure(NUL_IN_PATH)),
+      Err(e) => Reply::Outcome(e.into()),
     };
     if buf.capacity() > SCRATCH_KEEP_BYTES {
       *buf = Vec::new();
     }
-    outcome
+    reply
   })
 }
 
@@ -74,18 +59,15 @@ fn string_from_bytes(env: &Env, bytes: &mut Vec<u8>, ascii_prefix: usize) -> Rep
   if bytes.len() >= MAX_STRING_LENGTH {
     return Reply::Outcome(Outcome::Failure(STRING_TOO_LONG));
   }
-  Reply::Outcome(match transcode::decode_slice_after_ascii(bytes, ascii_prefix) {
-    // Small ASCII: V8 copies the scratch bytes into its heap.
-    Decoded::Ascii if bytes.len() < js_string::external_min_bytes(env.raw()) => {
-      match js_string::copy_latin1_from(env, bytes) {
-        Some(value) => return Reply::Made(value),
-        None => Outcome::Failure(STRING_TOO_LONG),
-      }
-    }
+  match transcode::decode_slice_after_ascii(bytes, ascii_prefix) {
     // Large ASCII: the read buffer itself becomes the external string's data.
-    Decoded::Ascii => Outcome::Text(Text::Latin1(std::mem::take(bytes))),
-    Decoded::Converted(text) => Outcome::Text(text),
-  })
+    Decoded::Ascii if bytes.len() >= js_string::external_min_bytes(env.raw()) => {
+      Reply::Outcome(Outcome::Text(Text::Latin1(std::mem::take(bytes))))
+    }
+    // Small ASCII: V8 copies the scratch bytes into its heap.
+    Decoded::Ascii => js_string::latin1_from_slice(env, bytes),
+    Decoded::Converted(text) => Reply::Outcome(Outcome::Text(text)),
+  }
 }
 
 /// Reads the file at `path` (a string) opened with numeric fs `flags`.

@@ -29,6 +29,8 @@ pub enum ReadError {
   Os { errno: i32, syscall: Syscall },
   /// The path contains a NUL byte; fs rejects it before any syscall.
   NulInPath,
+  /// A regular file of at least the caller's size limit (`read_path_limited`), not read.
+  TooLarge,
 }
 
 /// First buffer for files whose size is unknown (st_size 0 or not regular).
@@ -56,28 +58,32 @@ pub fn read_fd(fd: RawFd) -> Result<Vec<u8>, ReadError> {
 /// are read in chunks that are checked while still hot in cache (see
 /// `read_sized`), which spares `classify` a pass over cold memory.
 pub fn read_path_into(path: &[u8], flags: i32, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+  read_path_limited_into(path, flags, usize::MAX, buf)
+}
+
+/// Like `read_path`, but a regular file whose size is `limit` bytes or more is
+/// not read at all: `ReadError::TooLarge` (decided from the one fstat the read
+/// makes anyway).
+pub fn read_path_limited(path: &[u8], flags: i32, limit: usize) -> Result<Vec<u8>, ReadError> {
+  let mut buf = Vec::new();
+  read_path_limited_into(path, flags, limit, &mut buf)?;
+  Ok(buf)
+}
+
+fn read_path_limited_into(path: &[u8], flags: i32, limit: usize, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
   if path.contains(&0) {
     return Err(ReadError::NulInPath);
   }
   let file = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;
   // Dropping `file` closes it on every path out of here; a close error is not
   // reported, since by then the whole file has been read.
-  read_open_fd(file.as_raw_fd(), buf)
+  read_open_fd(file.as_raw_fd(), limit, buf)
 }
 
 /// Like `read_fd`, into `buf` (its old contents are dropped); returns the
 /// length of the known-ASCII prefix as `read_path_into` does.
 pub fn read_fd_into(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
-  read_open_fd(fd, buf)
-}
-
-/// Opens `path` as `read_path` does, without reading: for callers that look at
-/// the file (fstat) before deciding to read it with `read_fd`.
-pub fn open_path(path: &[u8], flags: i32) -> Result<File, ReadError> {
-  if path.contains(&0) {
-    return Err(ReadError::NulInPath);
-  }
-  open(path, flags).map_err(|e| os_error(e, Syscall::Open))
+  read_open_fd(fd, usize::MAX, buf)
 }
 
 fn open(path: &[u8], flags: i32) -> io::Result<File> {
@@ -90,8 +96,11 @@ fn open(path: &[u8], flags: i32) -> io::Result<File> {
     .open(std::ffi::OsStr::from_bytes(path))
 }
 
-fn read_open_fd(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+fn read_open_fd(fd: RawFd, limit: usize, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
   let (regular, size) = file_kind_and_size(fd).map_err(|e| os_error(e, Syscall::Read))?;
+  if regular && size >= limit {
+    return Err(ReadError::TooLarge);
+  }
   // Room for st_size + 1 bytes (or a first chunk); a buffer too small is replaced,
   // not grown, so its old contents are never copied.
   let wanted = if regular && size > 0 {
@@ -129,7 +138,7 @@ fn read_sized(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
   let mut ascii_prefix = 0;
   loop {
     let start = buf.len();
-    let n = read_appending_at_most(fd, buf, chunk)?;
+    let n = read_appending(fd, buf, chunk)?;
     if ascii_prefix == start && buf[start..].is_ascii() {
       ascii_prefix = buf.len();
     }
@@ -149,7 +158,7 @@ fn grow_until_eof(fd: RawFd, buf: &mut Vec<u8>) -> Result<(), ReadError> {
     if buf.len() == buf.capacity() {
       buf.reserve(buf.capacity().max(UNKNOWN_SIZE_FIRST_CHUNK));
     }
-    if read_appending(fd, buf)? == 0 {
+    if read_appending(fd, buf, usize::MAX)? == 0 {
       return Ok(());
     }
   }
@@ -168,15 +177,10 @@ fn file_kind_and_size(fd: RawFd) -> io::Result<(bool, usize)> {
   Ok(((st.st_mode & libc::S_IFMT) == libc::S_IFREG, st.st_size as usize))
 }
 
-/// One read(2) into the spare capacity of `buf` (retried on EINTR), appended to
-/// its contents; returns the byte count. Reading into uninitialised capacity
-/// spares a memset of the whole buffer before every read.
-fn read_appending(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
-  read_appending_at_most(fd, buf, usize::MAX)
-}
-
-/// `read_appending` of at most `limit` bytes.
-fn read_appending_at_most(fd: RawFd, buf: &mut Vec<u8>, limit: usize) -> Result<usize, ReadError> {
+/// One read(2) of at most `limit` bytes into the spare capacity of `buf`
+/// (retried on EINTR), appended to its contents; returns the byte count.
+/// Reading into uninitialised capacity spares a memset of the buffer.
+fn read_appending(fd: RawFd, buf: &mut Vec<u8>, limit: usize) -> Result<usize, ReadError> {
   let spare = buf.spare_capacity_mut();
   let room = limit.min(spare.len());
   let spare = &mut spare[..room];
