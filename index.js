@@ -4,14 +4,13 @@
 // and hands the common ones to the native pipeline (src/lib.rs); everything else
 // goes to fs itself, which then answers (or throws) exactly as it always does.
 const fs = require('node:fs')
-const { fileURLToPath } = require('node:url')
-const { isUint8Array } = require('node:util/types')
 
 const native = require('./lib/native')
 const { readFileUtf8Async, readFile, promisesReadFile } = require('./lib/async')
 const { decodeUtf8 } = require('./lib/decode')
 const { failure, NUL_IN_PATH } = require('./lib/errors')
-const { DELEGATE, isUtf8, openFlags, requestedEncoding, invalidEncoding, asUtf8Options, O_RDONLY } = require('./lib/options')
+const { DELEGATE, isUtf8, requestedEncoding, readerFlags, utf8Request, asUtf8Options } = require('./lib/options')
+const { nativeArgument, pathForError } = require('./lib/paths')
 
 // Kept at load time, so a later patch of fs (readfile-utf8/register) cannot loop back to us.
 const fsReadFileSync = fs.readFileSync
@@ -21,31 +20,15 @@ const fsReadFileSync = fs.readFileSync
  * returns DELEGATE for argument forms that only fs should answer.
  */
 function readNative(path, flags) {
+  const arg = nativeArgument(path)
+  if (arg === DELEGATE) return DELEGATE
   let result
-  let pathForError
-  if (typeof path === 'string') {
-    result = native.readPath(path, flags)
-    pathForError = path
-  } else if (typeof path === 'number') {
-    // fs treats every int32 as an fd (negative ones fail with EBADF at read).
-    if ((path | 0) !== path) return DELEGATE
-    result = native.readFd(path)
-  } else if (isUint8Array(path)) {
-    result = native.readPathBytes(path, flags)
-    pathForError = Buffer.from(path.buffer, path.byteOffset, path.byteLength).toString('utf8')
-  } else if (path instanceof URL && path.protocol === 'file:') {
-    try {
-      pathForError = fileURLToPath(path)
-    } catch {
-      return DELEGATE // fs throws the same URL error
-    }
-    result = native.readPath(pathForError, flags)
-  } else {
-    return DELEGATE
-  }
+  if (typeof arg === 'string') result = native.readPath(arg, flags)
+  else if (typeof arg === 'number') result = native.readFd(arg)
+  else result = native.readPathBytes(arg, flags)
   if (typeof result === 'string') return result
   if (result === NUL_IN_PATH) return DELEGATE // fs throws ERR_INVALID_ARG_VALUE
-  throw failure(result, pathForError)
+  throw failure(result, pathForError(arg))
 }
 
 /**
@@ -55,18 +38,7 @@ function readNative(path, flags) {
  * @returns {string}
  */
 function readFileUtf8(path, options) {
-  let flags = O_RDONLY
-  if (options !== undefined) {
-    const encoding = requestedEncoding(options)
-    if (typeof options === 'object' && options !== null) {
-      if (encoding != null && !isUtf8(encoding)) throw invalidEncoding(encoding)
-      flags = openFlags(options.flag)
-    } else if (typeof options === 'string') {
-      if (!isUtf8(options)) throw invalidEncoding(options)
-    } else {
-      flags = DELEGATE // fs throws its ERR_INVALID_ARG_TYPE for the options
-    }
-  }
+  const flags = readerFlags(options)
   const result = flags === DELEGATE ? DELEGATE : readNative(path, flags)
   return result === DELEGATE ? fsReadFileSync(path, asUtf8Options(options)) : result
 }
@@ -77,7 +49,7 @@ function readFileUtf8(path, options) {
  */
 function readFileSync(path, options) {
   if (!isUtf8(requestedEncoding(options))) return fsReadFileSync(path, options)
-  const flags = typeof options === 'string' ? O_RDONLY : openFlags(options.flag)
+  const { flags } = utf8Request(options)
   const result = flags === DELEGATE ? DELEGATE : readNative(path, flags)
   return result === DELEGATE ? fsReadFileSync(path, options) : result
 }

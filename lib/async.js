@@ -6,48 +6,31 @@
 // fails) exactly as it always does.
 const fs = require('node:fs')
 const EventEmitter = require('node:events')
-const { fileURLToPath } = require('node:url')
-const { isUint8Array } = require('node:util/types')
 
 const native = require('./native')
-const { systemError, stringTooLong, SYSCALLS, NUL_IN_PATH, STRING_TOO_LONG, TOO_BIG_FOR_US } = require('./errors')
-const { DELEGATE, isUtf8, openFlags, requestedEncoding, invalidEncoding, asUtf8Options, O_RDONLY } = require('./options')
+const { failure, NUL_IN_PATH, STRING_TOO_LONG, TOO_BIG_FOR_US } = require('./errors')
+const { DELEGATE, isUtf8, requestedEncoding, readerFlags, utf8Request, asUtf8Options } = require('./options')
+const { nativeArgument, pathForError, hasNul } = require('./paths')
 
 // Kept at load time, so a later patch of fs (readfile-utf8/register) cannot loop back to us.
 const fsReadFile = fs.readFile
 const fsPromisesReadFile = fs.promises.readFile
 
 /**
- * Starts the native read of `path`: `{ promise, pathForError }`, or DELEGATE
- * for argument forms that only fs should answer. `allowFd`: integer fds are
- * read natively (fs.promises.readFile refuses numbers, so its drop-in does not).
+ * Starts the native read of `path`: `{ promise, arg }` (`arg` the native
+ * argument, for the error's path), or DELEGATE for argument forms that only
+ * fs should answer. `allowFd`: integer fds are read natively (fs.promises.readFile
+ * refuses numbers, so its drop-in does not).
  */
 function startNative(path, flags, allowFd) {
+  const arg = nativeArgument(path)
   // Paths with NUL bytes are fs's to reject (fs.readFile even throws synchronously).
-  if (typeof path === 'string') {
-    if (path.includes('\0')) return DELEGATE
-    return { promise: native.readPathAsync(path, flags), pathForError: path }
-  }
-  if (typeof path === 'number') {
-    if (!allowFd || (path | 0) !== path) return DELEGATE
-    return { promise: native.readFdAsync(path), pathForError: undefined }
-  }
-  if (isUint8Array(path)) {
-    if (path.includes(0)) return DELEGATE
-    const pathForError = Buffer.from(path.buffer, path.byteOffset, path.byteLength).toString('utf8')
-    return { promise: native.readPathBytesAsync(path, flags), pathForError }
-  }
-  if (path instanceof URL && path.protocol === 'file:') {
-    let pathForError
-    try {
-      pathForError = fileURLToPath(path)
-    } catch {
-      return DELEGATE // fs gives the same URL error
-    }
-    if (pathForError.includes('\0')) return DELEGATE
-    return { promise: native.readPathAsync(pathForError, flags), pathForError }
-  }
-  return DELEGATE
+  if (arg === DELEGATE || (typeof arg === 'number' && !allowFd) || hasNul(arg)) return DELEGATE
+  let promise
+  if (typeof arg === 'string') promise = native.readPathAsync(arg, flags)
+  else if (typeof arg === 'number') promise = native.readFdAsync(arg)
+  else promise = native.readPathBytesAsync(arg, flags)
+  return { promise, arg }
 }
 
 /** fs's check of `options.signal` (validateAbortSignal): undefined, or an object with `aborted`. */
@@ -98,25 +81,18 @@ function errorStyle(api) {
   return style
 }
 
-function withoutStack(make) {
+/** The error `api` ('promises' or 'callback') gives for a native failure code. */
+async function asyncFailure(code, arg, api) {
+  if (code === STRING_TOO_LONG) return failure(code) // the same error everywhere, with its stack
+  const { readNamesPath, stackless } = await errorStyle(api)
+  if (!stackless) return failure(code, pathForError(arg), readNamesPath)
   const limit = Error.stackTraceLimit
   Error.stackTraceLimit = 0
   try {
-    return make()
+    return failure(code, pathForError(arg), readNamesPath)
   } finally {
     Error.stackTraceLimit = limit
   }
-}
-
-/** The error `api` ('promises' or 'callback') gives for a native failure code. */
-async function asyncFailure(code, pathForError, api) {
-  if (code === STRING_TOO_LONG) return stringTooLong()
-  const { readNamesPath, stackless } = await errorStyle(api)
-  const errno = Math.floor(code / 8)
-  const syscall = SYSCALLS[code % 8]
-  const path = syscall === 'open' || readNamesPath ? pathForError : undefined
-  const make = () => systemError(errno, syscall, path)
-  return stackless ? withoutStack(make) : make()
 }
 
 /** The options to give fs.promises for a call it must answer: UTF-8, with the signal. */
@@ -144,7 +120,7 @@ async function readAsync(path, flags, signal, allowFd, delegate) {
   // kMaxLength bytes or more: fs.promises decodes chunk by chunk and its answer
   // (a string or which error) depends on the Node version.
   if (result === NUL_IN_PATH || result === TOO_BIG_FOR_US) return delegate()
-  throw await asyncFailure(result, started.pathForError, 'promises')
+  throw await asyncFailure(result, started.arg, 'promises')
 }
 
 /**
@@ -153,27 +129,10 @@ async function readAsync(path, flags, signal, allowFd, delegate) {
  * Accepts readFileUtf8's arguments (integer fds too) plus `options.signal`.
  */
 async function readFileUtf8Async(path, options) {
-  let flags = O_RDONLY
-  let signal
-  if (options !== undefined) {
-    const encoding = requestedEncoding(options)
-    if (typeof options === 'object' && options !== null) {
-      if (encoding != null && !isUtf8(encoding)) throw invalidEncoding(encoding)
-      flags = openFlags(options.flag)
-      signal = options.signal
-    } else if (typeof options === 'string') {
-      if (!isUtf8(options)) throw invalidEncoding(options)
-    } else {
-      flags = DELEGATE // fs.promises rejects with its ERR_INVALID_ARG_TYPE for the options
-    }
-  }
+  const flags = readerFlags(options)
+  // A signal only comes in an options object (fs.promises rejects other forms itself).
+  const signal = typeof options === 'object' && options !== null ? options.signal : undefined
   return readAsync(path, flags, signal, true, () => fsPromisesReadFile(path, asUtf8AsyncOptions(options)))
-}
-
-/** The numeric flags and signal of a UTF-8 request in fs's option forms. */
-function utf8Request(options) {
-  if (typeof options === 'string') return { flags: O_RDONLY, signal: undefined }
-  return { flags: openFlags(options.flag), signal: options.signal }
 }
 
 /**
@@ -206,7 +165,7 @@ function readFile(path, options, callback) {
         return process.nextTick(callback, null, result)
       }
       if (result === NUL_IN_PATH || result === TOO_BIG_FOR_US) return fsReadFile(path, options, callback)
-      return asyncFailure(result, started.pathForError, 'callback').then((err) => process.nextTick(callback, err))
+      return asyncFailure(result, started.arg, 'callback').then((err) => process.nextTick(callback, err))
     },
     (err) => process.nextTick(callback, err), // not expected: a native failure of napi itself
   )

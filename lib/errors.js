@@ -44,14 +44,15 @@ function stringTooLong() {
 
 /**
  * Turns a native failure code into fs's error. `pathForError` is the path fs
- * would name (a string), or undefined for fds.
+ * would name (a string), or undefined for fds. Sync fs names the path only
+ * for a failed open(); `readNamesPath` is set where an API names it for a
+ * failed read(2) too (fs.promises / fs.readFile on newer Nodes).
  */
-function failure(code, pathForError) {
+function failure(code, pathForError, readNamesPath = false) {
   if (code === STRING_TOO_LONG) return stringTooLong()
   const errno = Math.floor(code / 8)
   const syscall = SYSCALLS[code % 8]
-  // fs names the path only for the open() failure, as Node's own errors do.
-  return systemError(errno, syscall, syscall === 'open' ? pathForError : undefined)
+  return systemError(errno, syscall, syscall === 'open' || readNamesPath ? pathForError : undefined)
 }
 
-module.exports = { failure, systemError, stringTooLong, SYSCALLS, NUL_IN_PATH, STRING_TOO_LONG, TOO_BIG_FOR_US }
+module.exports = { failure, stringTooLong, NUL_IN_PATH, STRING_TOO_LONG, TOO_BIG_FOR_US }

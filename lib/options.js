@@ -66,6 +66,29 @@ function invalidEncoding(encoding) {
   return err
 }
 
+/**
+ * The open flags of readFileUtf8's (and readFileUtf8Async's) options, or
+ * DELEGATE where fs must answer (a bad flag, or options of a wrong type). An
+ * encoding other than UTF-8 throws.
+ */
+function readerFlags(options) {
+  if (options === undefined) return O_RDONLY
+  if (typeof options === 'string') {
+    if (!isUtf8(options)) throw invalidEncoding(options)
+    return O_RDONLY
+  }
+  if (options === null || typeof options !== 'object') return DELEGATE
+  const { encoding } = options
+  if (encoding != null && !isUtf8(encoding)) throw invalidEncoding(encoding)
+  return openFlags(options.flag)
+}
+
+/** The numeric flags and signal of a UTF-8 request in fs's own option forms (readFileSync, readFile…). */
+function utf8Request(options) {
+  if (typeof options === 'string') return { flags: O_RDONLY, signal: undefined }
+  return { flags: openFlags(options.flag), signal: options.signal }
+}
+
 /** The options to give fs for a readFileUtf8 call it must answer: always UTF-8. */
 function asUtf8Options(options) {
   if (options === undefined) return 'utf8'
@@ -73,4 +96,4 @@ function asUtf8Options(options) {
   return options // a UTF-8 spelling, or a wrong type fs throws for
 }
 
-module.exports = { DELEGATE, FLAGS, isUtf8, openFlags, requestedEncoding, invalidEncoding, asUtf8Options, O_RDONLY }
+module.exports = { DELEGATE, FLAGS, isUtf8, openFlags, requestedEncoding, readerFlags, utf8Request, asUtf8Options }
