@@ -130,13 +130,18 @@ for (const w of [...FR, ...DE]) {
   for (const ch of w) if (ch.codePointAt(0) > 0xff) throw new Error(`latin1 word ${w} is not Latin-1`)
 }
 
-function latin1Prose(rng) {
+/** A text source whose first piece is `opening` (so every class shows its kind up front), then `next()`'s. */
+function openingThen(opening, next) {
   let first = true
-  return function nextParagraph() {
-    if (first) {
-      first = false
-      return 'Über die Straße, déjà vu à Zürich.\n\n'
-    }
+  return () => {
+    if (!first) return next()
+    first = false
+    return opening
+  }
+}
+
+function latin1Prose(rng) {
+  return openingThen('Über die Straße, déjà vu à Zürich.\n\n', function nextParagraph() {
     const vocab = rng() < 0.5 ? FR : DE
     const sentences = 2 + ((rng() * 5) | 0)
     let p = ''
@@ -150,7 +155,7 @@ function latin1Prose(rng) {
       p += sentence + (rng() < 0.8 ? '. ' : rng() < 0.5 ? ' ! ' : ' ? ')
     }
     return p.trimEnd() + '\n\n'
-  }
+  })
 }
 
 // --- utf8_mixed: mostly English, with accents, Greek/Cyrillic, CJK, emoji ------------
@@ -161,12 +166,7 @@ const CJK_WORDS = words('東京 日本語 中文 한국어 漢字 ひらがな �
 const EMOJI = ['😀', '🚀', '👍', '🎉', '❤️', '🇫🇷', '👩‍💻', '✅', '🔥', '🙂']
 
 function mixedText(rng) {
-  let first = true
-  return function nextLine() {
-    if (first) {
-      first = false
-      return '# Notes — café, 東京, 🚀\n'
-    }
+  return openingThen('# Notes — café, 東京, 🚀\n', function nextLine() {
     const n = 8 + ((rng() * 14) | 0)
     const ws = []
     for (let i = 0; i < n; i++) {
@@ -178,7 +178,7 @@ function mixedText(rng) {
       else ws.push(EN[(rng() * EN.length) | 0])
     }
     return ws.join(' ') + '.\n'
-  }
+  })
 }
 
 // --- cjk: Chinese/Japanese prose (3-byte characters and CJK punctuation) -------------
