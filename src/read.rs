@@ -2,12 +2,15 @@
 //!
 //! Mirrors what `fs.readFileSync` does at the syscall level, with fewer calls:
 //! open (O_CLOEXEC), fstat, one read sized from `st_size` (+1 byte so that a
-//! file which grew since fstat is noticed), close. Files that report size 0 or
-//! are not regular (procfs, FIFOs, character devices, terminals) are read in a
-//! growing loop until read returns 0. EINTR is retried everywhere.
+//! file which grew since fstat is noticed), close. Large files we opened
+//! ourselves are read as two halves by two threads at once (see `read_halves`).
+//! Files that report size 0 or are not regular (procfs, FIFOs, character
+//! devices, terminals) are read in a growing loop until read returns 0. EINTR is
+//! retried everywhere.
 
 use std::fs::{File, OpenOptions};
 use std::io;
+use std::mem::MaybeUninit;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::{AsRawFd, RawFd};
@@ -77,13 +80,21 @@ fn read_path_limited_into(path: &[u8], flags: i32, limit: usize, buf: &mut Vec<u
   let file = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;
   // Dropping `file` closes it on every path out of here; a close error is not
   // reported, since by then the whole file has been read.
-  read_open_fd(file.as_raw_fd(), limit, buf)
+  read_open_fd(file.as_raw_fd(), Position::Start, limit, buf)
 }
 
 /// Like `read_fd`, into `buf` (its old contents are dropped); returns the
 /// length of the known-ASCII prefix as `read_path_into` does.
 pub fn read_fd_into(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
-  read_open_fd(fd, usize::MAX, buf)
+  read_open_fd(fd, Position::Unknown, usize::MAX, buf)
+}
+
+/// Where an fd's reads start: at offset 0 (a file we just opened, which may be
+/// read at explicit offsets) or wherever the caller's fd stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Position {
+  Start,
+  Unknown,
 }
 
 fn open(path: &[u8], flags: i32) -> io::Result<File> {
@@ -96,7 +107,7 @@ fn open(path: &[u8], flags: i32) -> io::Result<File> {
     .open(std::ffi::OsStr::from_bytes(path))
 }
 
-fn read_open_fd(fd: RawFd, limit: usize, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+fn read_open_fd(fd: RawFd, position: Position, limit: usize, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
   let (regular, size) = file_kind_and_size(fd).map_err(|e| os_error(e, Syscall::Read))?;
   if regular && size >= limit {
     return Err(ReadError::TooLarge);
@@ -112,6 +123,12 @@ fn read_open_fd(fd: RawFd, limit: usize, buf: &mut Vec<u8>) -> Result<usize, Rea
     crate::pool::give(std::mem::replace(buf, crate::pool::take(wanted)));
   }
   buf.clear();
+  if regular && size >= SPLIT_READ_MIN_BYTES && position == Position::Start {
+    if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
+      return Ok(ascii_prefix);
+    }
+    buf.clear(); // the file changed under us: read it again the plain way
+  }
   if regular && size > 0 {
     read_sized(fd, buf)
   } else {
@@ -148,6 +165,89 @@ fn read_sized(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
     }
     if n < chunk {
       return Ok(ascii_prefix); // short read of a regular file: EOF
+    }
+  }
+}
+
+/// Regular files we opened, from this size on, are read as two halves at once.
+/// Measured on 2 cores (Node 26, warm page cache): one 4 MiB read(2) took
+/// ~500 µs, two concurrent preads of 2 MiB ~330 µs including the thread's start;
+/// 64 MiB 17 ms vs 9 ms. At 1 MiB two threads were slower (150 vs 52 µs).
+pub const SPLIT_READ_MIN_BYTES: usize = 4 << 20;
+
+/// Reads the `size` bytes of a regular file at offset 0 as two halves, each by
+/// its own thread with pread(2) (which leaves the fd's offset alone), each
+/// half checked for ASCII chunk by chunk while hot. Returns the known-ASCII
+/// prefix, or `None` when the file turned out not to be `size` bytes long (it
+/// changed since fstat) or no thread could be started: the caller then reads it
+/// the plain way, from offset 0 again.
+fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>) -> Result<Option<usize>, ReadError> {
+  // The split sits on a page boundary, so both halves copy whole pages.
+  let split = (size / 2) & !4095;
+  let room = &mut buf.spare_capacity_mut()[..size];
+  let (left, right) = room.split_at_mut(split);
+  let halves = std::thread::scope(|scope| {
+    let helper = std::thread::Builder::new()
+      .spawn_scoped(scope, || pread_checking_ascii(fd, right, split))
+      .ok()?;
+    let left = pread_checking_ascii(fd, left, 0);
+    // A panic on the helper thread is re-raised here (and caught at the napi boundary).
+    let right = helper.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+    Some((left, right))
+  });
+  let Some((left, right)) = halves else {
+    return Ok(None);
+  };
+  let ((left_read, left_ascii), (right_read, right_ascii)) = (left?, right?);
+  // One byte more at `size` must be EOF, or the file grew.
+  if left_read != split || right_read != size - split || pread_one_byte_at(fd, size)? {
+    return Ok(None);
+  }
+  // SAFETY: the two preads initialised all `size` bytes of the spare capacity.
+  unsafe { buf.set_len(size) };
+  Ok(Some(match (left_ascii, right_ascii) {
+    (true, true) => size,
+    (true, false) => split,
+    (false, _) => 0,
+  }))
+}
+
+/// Fills `dst` from the file at `offset` with pread(2) in `CHUNK_BYTES` pieces
+/// until it is full or EOF; returns the bytes read and whether they are all ASCII.
+fn pread_checking_ascii(fd: RawFd, dst: &mut [MaybeUninit<u8>], offset: usize) -> Result<(usize, bool), ReadError> {
+  let mut done = 0;
+  let mut ascii = true;
+  while done < dst.len() {
+    let end = dst.len().min(done + CHUNK_BYTES);
+    let n = pread_retrying(fd, &mut dst[done..end], offset + done)?;
+    if n == 0 {
+      break;
+    }
+    // SAFETY: pread(2) initialised these `n` bytes.
+    let chunk = unsafe { std::slice::from_raw_parts(dst[done..].as_ptr().cast::<u8>(), n) };
+    ascii = ascii && chunk.is_ascii();
+    done += n;
+  }
+  Ok((done, ascii))
+}
+
+/// True if the file has at least one byte at `offset`.
+fn pread_one_byte_at(fd: RawFd, offset: usize) -> Result<bool, ReadError> {
+  let mut byte = [MaybeUninit::<u8>::uninit()];
+  Ok(pread_retrying(fd, &mut byte, offset)? > 0)
+}
+
+/// One pread(2) into `dst` (retried on EINTR); returns the byte count.
+fn pread_retrying(fd: RawFd, dst: &mut [MaybeUninit<u8>], offset: usize) -> Result<usize, ReadError> {
+  loop {
+    // SAFETY: `dst` is valid for writes of `dst.len()` bytes for the whole call.
+    let n = unsafe { libc::pread(fd, dst.as_mut_ptr().cast(), dst.len(), offset as libc::off_t) };
+    if n >= 0 {
+      return Ok(n as usize);
+    }
+    let e = io::Error::last_os_error();
+    if e.kind() != io::ErrorKind::Interrupted {
+      return Err(os_error(e, Syscall::Read));
     }
   }
 }
@@ -229,6 +329,45 @@ mod tests {
       })
     );
     assert_eq!(read_path(b"a\0b", libc::O_RDONLY), Err(ReadError::NulInPath));
+    std::fs::remove_dir_all(&dir).unwrap();
+  }
+
+  #[test]
+  fn halves_read_the_whole_file_or_report_a_changed_one() {
+    let dir = std::env::temp_dir().join(format!("rfu8-halves-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("big.txt");
+    let size = SPLIT_READ_MIN_BYTES + 12345;
+    let split = (size / 2) & !4095;
+    // (position of one non-ASCII byte, expected known-ASCII prefix)
+    for (odd_at, prefix) in [
+      (None, size),
+      (Some(0), 0),
+      (Some(split - 1), 0),
+      (Some(split), split),
+      (Some(size - 1), split),
+    ] {
+      let mut bytes: Vec<u8> = (0..size).map(|i| b'a' + (i % 26) as u8).collect();
+      if let Some(at) = odd_at {
+        bytes[at] = 0xE9;
+      }
+      std::fs::write(&p, &bytes).unwrap();
+      let file = File::open(&p).unwrap();
+      let mut buf = Vec::with_capacity(size + 1);
+      assert_eq!(
+        read_halves(file.as_raw_fd(), size, &mut buf),
+        Ok(Some(prefix)),
+        "odd byte at {odd_at:?}"
+      );
+      assert!(buf == bytes, "odd byte at {odd_at:?}");
+      // A file longer or shorter than the size fstat gave is left to the plain read.
+      for stale_size in [size - 1, size + 1] {
+        let mut buf = Vec::with_capacity(size + 2);
+        assert_eq!(read_halves(file.as_raw_fd(), stale_size, &mut buf), Ok(None));
+      }
+      // The path read ends with the same bytes, and leaves nothing open.
+      assert!(read_path(p.as_os_str().as_bytes(), libc::O_RDONLY).unwrap() == bytes);
+    }
     std::fs::remove_dir_all(&dir).unwrap();
   }
 }
