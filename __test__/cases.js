@@ -148,10 +148,20 @@ function bigBuffer(base, size) {
 }
 
 /**
- * Sizes around the external-string threshold (64 KiB), the chunked read (1 MiB),
- * 4 MiB+, and past the two-thread conversion (8 MiB, src/parallel.rs).
+ * Sizes around the external-string thresholds (64 KiB; 512 KiB on Node 26), the
+ * chunked read (1 MiB), the two-thread read (4 MiB, src/read.rs) and past the
+ * two-thread conversion (8 MiB, src/parallel.rs).
  */
-const LARGE_SIZES = [64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 1024 * 1024 + 7, 4 * 1024 * 1024 + 3, 8 * 1024 * 1024 + 5]
+const LARGE_SIZES = [
+  64 * 1024 - 1,
+  64 * 1024,
+  64 * 1024 + 1,
+  512 * 1024 + 1,
+  1024 * 1024 + 7,
+  4 * 1024 * 1024 - 1,
+  4 * 1024 * 1024 + 3,
+  8 * 1024 * 1024 + 5,
+]
 
 /**
  * Large inputs of `size` bytes: for each class a clean (valid) one, then the

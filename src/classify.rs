@@ -5,6 +5,8 @@
 //! (see `transcode`), so no byte is validated twice. Final classes:
 //! ASCII → the bytes as they are; valid and ≤ U+00FF → Latin-1; other valid →
 //! UTF-16; invalid (found by either converter) → U+FFFD replacement into UTF-16.
+//! With simdutf only the ASCII check is made here: its Latin-1 converter stops
+//! as early as the max-byte check would, so it decides Latin-1 vs wide itself.
 
 /// Which converter the bytes go to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,13 +31,18 @@ pub fn classify(bytes: &[u8]) -> Class {
 /// (they pass both checks, so only the rest is looked at).
 pub fn classify_after_ascii(bytes: &[u8], ascii_prefix: usize) -> Class {
   let rest = &bytes[ascii_prefix.min(bytes.len())..];
-  if rest.is_ascii() {
+  if is_ascii_after(bytes, ascii_prefix) {
     Class::Ascii
   } else if max_byte_at_most(rest, 0xC3) {
     Class::Latin1Range
   } else {
     Class::Wide
   }
+}
+
+/// True if every byte after the first `ascii_prefix` (known ASCII) is ASCII.
+pub fn is_ascii_after(bytes: &[u8], ascii_prefix: usize) -> bool {
+  bytes[ascii_prefix.min(bytes.len())..].is_ascii()
 }
 
 fn max_byte_at_most(bytes: &[u8], limit: u8) -> bool {

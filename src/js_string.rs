@@ -27,11 +27,13 @@ pub const MAX_STRING_LENGTH: usize = 0x1fff_ffe8;
 /// version: measured for a 256 KiB one-byte string, the copy took 100-240 µs
 /// on Node 20-24 and ~27 µs on Node 26, an external string ~42 µs on all
 /// (Latin-1 text on Node 26: external 48-56 µs vs fs 33-48 µs). On Node 26
-/// copying stays ahead up to ~1 MiB; at 1 MiB it took 2.6x the external time.
+/// copying stays ahead below 512 KiB: a copy that size lands in V8's large-object
+/// space, whose fresh pages fault in (1 MiB of Latin-1 text, ~900 KB of data:
+/// 286-312 µs copied vs 264-265 µs external, on the 2-core Xeon VM).
 pub fn external_min_bytes(env: sys::napi_env) -> usize {
   static MIN: OnceLock<usize> = OnceLock::new();
   *MIN.get_or_init(|| match napi::Env::from_raw(env).get_node_version() {
-    Ok(version) if version.major >= 26 => 1 << 20,
+    Ok(version) if version.major >= 26 => 512 << 10,
     _ => 64 << 10,
   })
 }
