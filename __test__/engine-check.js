@@ -27,4 +27,14 @@ for (const base of ['plain ascii text\n', 'déjà vu\n', 'mixed 中文 😀\n'])
   assertSameAsFs(readFileUtf8, file, big)
   checked += 2
 }
+// Past the two-thread decode (8 MiB, src/parallel.rs): invalid bytes around the
+// middle, where the input is split, decoded by this engine's lossy decoder.
+const huge = Buffer.from('mixed 中文 😀 déjà\n'.repeat(Math.ceil((9 << 20) / 24)))
+const middle = huge.length >> 1
+for (const fault of [[0xff], [0xe2, 0x82], [0x80, 0x80, 0x80], [0xf0, 0x9f, 0x98]]) {
+  const bytes = Buffer.from(huge)
+  for (let at = middle - 6; at < middle + 6; at += 4) bytes.set(fault, at)
+  assertSameAsFs(readFileUtf8, file, bytes)
+  checked++
+}
 process.stdout.write(JSON.stringify({ engine: engine(), checked }))

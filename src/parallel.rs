@@ -70,6 +70,39 @@ fn convert_halves<T: Copy + Send>(bytes: &[u8], room: &mut [MaybeUninit<T>], con
   left_written + right_written
 }
 
+/// Decodes `bytes` (any bytes, valid or not) as two halves on two threads with
+/// `append`, which appends the code units of its input to a `Vec`, and joins the
+/// halves. The split is at a byte that is not a UTF-8 continuation byte: there a
+/// WHATWG decoder starts afresh whatever came before (an unfinished sequence
+/// before it is one U+FFFD either way, at the left half's end or on meeting the
+/// byte), so the halves' units joined are the whole's. `None` if the second half
+/// has no such byte or no thread could be started.
+pub fn append_halves(bytes: &[u8], append: fn(&[u8], &mut Vec<u16>)) -> Option<Vec<u16>> {
+  let split = bytes.len() / 2 + bytes[bytes.len() / 2..].iter().position(|&b| b & 0xC0 != 0x80)?;
+  let (left, right) = bytes.split_at(split);
+  // One unit of room more than each input's length (encoding_rs wants it).
+  let mut out: Vec<u16> = pool::take(bytes.len() + 1);
+  let right_out = thread::scope(|scope| {
+    let helper = thread::Builder::new()
+      .spawn_scoped(scope, || {
+        let mut right_out: Vec<u16> = pool::take(right.len() + 1);
+        append(right, &mut right_out);
+        right_out
+      })
+      .ok()?;
+    append(left, &mut out);
+    // A panic on the helper thread is re-raised here (and caught at the napi boundary).
+    Some(helper.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+  });
+  let Some(right_out) = right_out else {
+    pool::give(out);
+    return None;
+  };
+  out.extend_from_slice(&right_out);
+  pool::give(right_out);
+  Some(out)
+}
+
 /// The first index at or after the middle whose byte is not a UTF-8
 /// continuation byte (at most 3 steps in valid UTF-8); the middle itself if
 /// none is found nearby (the input is then invalid and rejected either way).
@@ -104,5 +137,44 @@ mod tests {
       bad[at] = 0xFF;
       assert_eq!(convert(&bad, simd::latin1_into), None, "error at {at}");
     }
+  }
+
+  /// The lossy decode of `bytes` by std: WHATWG's, as Node's.
+  fn lossy(bytes: &[u8]) -> Vec<u16> {
+    String::from_utf8_lossy(bytes).encode_utf16().collect()
+  }
+
+  fn std_append(bytes: &[u8], out: &mut Vec<u16>) {
+    out.extend(lossy(bytes));
+  }
+
+  #[test]
+  fn lossy_halves_join_to_the_whole_decode() {
+    let half = PARALLEL_MIN_BYTES / 2;
+    let unit = "d\u{e9}j\u{e0} \u{4e2d}\u{1f600} ".as_bytes();
+    let text: Vec<u8> = unit.iter().copied().cycle().take(PARALLEL_MIN_BYTES + 3).collect();
+    // Faults placed around the middle, where the split lands: an unfinished
+    // sequence cut by the split, stray continuation bytes, a bad lead, a run of
+    // continuation bytes over the middle.
+    let faults: [(usize, &[u8]); 5] = [
+      (half - 2, b"\xe2\x82"),
+      (half - 1, b"\xf0\x9f\x98"),
+      (half, b"\x80\x80\xbf"),
+      (half - 3, b"\xff\xc3"),
+      (half - 40, &[0x80; 80]),
+    ];
+    for (at, fault) in faults {
+      let mut bytes = text.clone();
+      bytes[at..at + fault.len()].copy_from_slice(fault);
+      assert_eq!(
+        append_halves(&bytes, std_append),
+        Some(lossy(&bytes)),
+        "fault {fault:x?} at {at}"
+      );
+    }
+    // No byte in the second half starts a character: no split.
+    let mut tail = text.clone();
+    tail[half..].fill(0x80);
+    assert_eq!(append_halves(&tail, std_append), None);
   }
 }

@@ -110,32 +110,42 @@ fn append_lossy_scalar(bytes: &[u8], out: &mut Vec<u16>) {
 const DENSE_ERROR_SPACING: usize = 64;
 const DENSE_MIN_ERRORS: usize = 16;
 
-/// Invalid UTF-8: SIMD-validate up to each error, SIMD-convert the valid run,
-/// write U+FFFD for the maximal invalid subpart (simdutf8's `error_len` is std's,
-/// which is exactly WHATWG's), continue after it. Where errors turn out dense,
-/// the rest goes to encoding_rs, whose WHATWG decoder gives the same result
-/// from any point just after an error.
+/// Invalid UTF-8, decoded with U+FFFD replacement; large inputs are decoded as
+/// two halves on two threads (see `parallel::append_halves`).
 fn decode_lossy(bytes: &[u8], simd: bool) -> Vec<u16> {
-  let mut out = crate::pool::take(bytes.len());
-  if !simd {
-    append_lossy_scalar(bytes, &mut out);
-    return out;
+  let append = if simd { append_lossy_simd } else { append_lossy_scalar };
+  if bytes.len() >= crate::parallel::PARALLEL_MIN_BYTES {
+    if let Some(out) = crate::parallel::append_halves(bytes, append) {
+      return out;
+    }
   }
+  // encoding_rs wants one unit of room more than the input's length.
+  let mut out = crate::pool::take(bytes.len() + 1);
+  append(bytes, &mut out);
+  out
+}
+
+/// SIMD-validate up to each error, SIMD-convert the valid run, write U+FFFD for
+/// the maximal invalid subpart (simdutf8's `error_len` is std's, which is
+/// exactly WHATWG's), continue after it. Where errors turn out dense, the rest
+/// goes to encoding_rs, whose WHATWG decoder gives the same result from any
+/// point just after an error.
+fn append_lossy_simd(bytes: &[u8], out: &mut Vec<u16>) {
   let mut rest = bytes;
   let mut errors = 0;
   loop {
     let (valid, after_error) = split_at_first_error(rest);
-    simd::append_utf16(valid, &mut out);
+    simd::append_utf16(valid, out);
     let Some(after_error) = after_error else {
-      return out;
+      return;
     };
     out.push(0xFFFD);
     errors += 1;
     rest = after_error;
     let consumed = bytes.len() - rest.len();
     if errors >= DENSE_MIN_ERRORS && errors * DENSE_ERROR_SPACING > consumed {
-      append_lossy_scalar(rest, &mut out);
-      return out;
+      append_lossy_scalar(rest, out);
+      return;
     }
   }
 }
