@@ -43,6 +43,39 @@ test('readFileUtf8 defaults to UTF-8 and accepts every fs path form', () => {
   assert.equal(api.readFileUtf8(path.relative(process.cwd(), file)), expected)
 })
 
+test('paths of every length around the native stack buffer (1024 bytes) read as fs, non-ASCII included', () => {
+  // Directories of 200-byte names (2-byte 'é' included), then a file name that
+  // brings the whole path to each length, ending in a 1- to 4-byte character that
+  // may straddle the buffer's end (Node then stops short of it).
+  const base = scratch('long-paths')
+  let dir = base
+  while (Buffer.byteLength(dir) < 800) dir = path.join(dir, 'é'.repeat(50) + 'd'.repeat(100))
+  fs.mkdirSync(dir, { recursive: true })
+  let checked = 0
+  for (const total of [1021, 1022, 1023, 1024, 1025, 1026, 1500]) {
+    let dirOf = dir
+    while (total - Buffer.byteLength(dirOf) - 1 > 250) dirOf = path.join(dirOf, 'z'.repeat(200))
+    fs.mkdirSync(dirOf, { recursive: true })
+    for (const tail of ['f', 'é', '€', '😀']) {
+      const nameBytes = total - Buffer.byteLength(dirOf) - 1 // minus the '/'
+      const file = path.join(dirOf, 'n'.repeat(nameBytes - Buffer.byteLength(tail)) + tail)
+      fs.writeFileSync(file, `long path ${total} ${tail} ✓`)
+      assert.equal(Buffer.byteLength(file), total, file)
+      assert.equal(api.readFileUtf8(file), fs.readFileSync(file, 'utf8'), `${total} bytes`)
+      checked++
+    }
+  }
+  assert.equal(checked, 28)
+})
+
+test('the native readPath, called with bad arguments, throws a TypeError and never crashes', () => {
+  const native = require('../lib/native')
+  for (const args of [[], [file], [1, 0], [null, 0], [{}, 0], [file, 'r'], [Symbol('s'), 0]]) {
+    assert.throws(() => native.readPath(...args), TypeError, String(args.length))
+  }
+  assert.equal(native.readPath(file, 0), fs.readFileSync(file, 'utf8'))
+})
+
 test('the ESM entry exports the same functions', () => {
   const script = `import { readFileUtf8, readFileSync, engine } from 'readfile-utf8'
     import def from 'readfile-utf8'

@@ -1,7 +1,8 @@
 //! readfile-utf8: `fs.readFileSync(path, 'utf8')`, faster, with the same result.
 //!
 //! The data's way through the crate:
-//!   arguments (index.js, then the `#[napi]` functions below)
+//!   arguments (index.js, then the `#[napi]` functions below, and `raw_call`
+//!             for `readPath`, the hot one)
 //!   → `read`      the file's bytes into one owned buffer
 //!   → `classify`  ASCII / fits Latin-1 / other UTF-8 / invalid
 //!   → `transcode` Latin-1 or UTF-16 code units (U+FFFD replacement as Node)
@@ -13,6 +14,7 @@ pub mod decode;
 pub mod js_string;
 pub mod parallel;
 pub mod pool;
+pub mod raw_call;
 pub mod read;
 pub mod simd;
 pub mod transcode;
@@ -40,7 +42,7 @@ thread_local! {
 
 /// Reads with `read` into the scratch buffer and makes the JS string, or
 /// returns a failure code (see `js_string::Outcome`).
-fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<usize, ReadError>) -> Reply {
+pub(crate) fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<usize, ReadError>) -> Reply {
   SCRATCH.with_borrow_mut(|buf| {
     let reply = match read(buf) {
       Ok(ascii_prefix) => string_from_bytes(env, buf, ascii_prefix),
@@ -70,12 +72,6 @@ fn string_from_bytes(env: &Env, bytes: &mut Vec<u8>, ascii_prefix: usize) -> Rep
   }
 }
 
-/// Reads the file at `path` (a string) opened with numeric fs `flags`.
-#[napi(js_name = "readPath", catch_unwind, ts_return_type = "string | number")]
-pub fn read_path(env: Env, path: String, flags: i32) -> Reply {
-  read_to_string(&env, |buf| read::read_path_into(path.as_bytes(), flags, buf))
-}
-
 /// Reads the file at `path` given as raw bytes (a Buffer path).
 #[napi(js_name = "readPathBytes", catch_unwind, ts_return_type = "string | number")]
 pub fn read_path_bytes(env: Env, path: Uint8Array, flags: i32) -> Reply {
@@ -96,4 +92,10 @@ pub fn engine() -> &'static str {
   } else {
     "fallback"
   }
+}
+
+/// Adds `readPath` (see `raw_call`) to the exports napi-rs builds.
+#[napi(module_exports)]
+pub fn init(exports: napi::bindgen_prelude::Object, env: Env) -> napi::Result<()> {
+  raw_call::register(&env, &exports)
 }

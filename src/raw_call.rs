@@ -1,0 +1,116 @@
+//! `readPath(path: string, flags: number): string | number`, the hot call, as a
+//! plain Node-API callback: the string-path read that `readFileUtf8` makes.
+//!
+//! A `#[napi]` function pays per call for napi-rs's generic machinery: a
+//! borrow scope opened and closed around the call, and the path argument
+//! measured (one pass over the string), allocated and copied into a `String`.
+//! Here the path is copied once, into a stack buffer (a heap one only for a
+//! path that does not fit). Measured on Node 26, same process, 64 B file:
+//! 1.32 µs per call as `#[napi]`, 1.17 µs as this (fs: 1.45 µs).
+
+use std::ffi::c_char;
+use std::ptr;
+
+use napi::bindgen_prelude::Object;
+use napi::bindgen_prelude::ToNapiValue;
+use napi::{sys, Env, JsValue};
+
+/// Paths up to this many UTF-8 bytes (minus the NUL) are read into the stack.
+const STACK_PATH_BYTES: usize = 1024;
+
+/// Reads the file at `path` opened with numeric fs `flags`: the string, or a
+/// failure code (see `js_string::Outcome`). Throws a TypeError on bad arguments
+/// (index.js never passes any).
+unsafe extern "C" fn read_path(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  let mut argc = 2;
+  let mut argv = [ptr::null_mut(); 2];
+  // SAFETY: `info` is this call's; argv has room for `argc` values.
+  let status = unsafe {
+    sys::napi_get_cb_info(
+      env,
+      info,
+      &mut argc,
+      argv.as_mut_ptr(),
+      ptr::null_mut(),
+      ptr::null_mut(),
+    )
+  };
+  if status != sys::Status::napi_ok || argc < 2 {
+    return throw(env, c"readPath(path, flags): two arguments expected");
+  }
+  let mut flags = 0;
+  // SAFETY: argv[1] is a live value of this call.
+  if unsafe { sys::napi_get_value_int32(env, argv[1], &mut flags) } != sys::Status::napi_ok {
+    return throw(env, c"readPath(path, flags): flags must be a number");
+  }
+  let mut stack = [0u8; STACK_PATH_BYTES];
+  let mut heap = Vec::new();
+  let Some(path) = string_utf8(env, argv[0], &mut stack, &mut heap) else {
+    return throw(env, c"readPath(path, flags): path must be a string");
+  };
+  let result = std::panic::catch_unwind(|| {
+    let reply = crate::read_to_string(&Env::from_raw(env), |buf| crate::read::read_path_into(path, flags, buf));
+    // SAFETY: `env` is this call's env.
+    unsafe { crate::js_string::Reply::to_napi_value(env, reply) }
+  });
+  match result {
+    Ok(Ok(value)) => value,
+    Ok(Err(_)) => throw(env, c"readfile-utf8: readPath could not make its result"),
+    Err(_) => throw(env, c"readfile-utf8: internal error (panic) in readPath"),
+  }
+}
+
+/// The UTF-8 bytes of JS string `value`: in `stack` if they fit, else in `heap`.
+fn string_utf8<'a>(
+  env: sys::napi_env,
+  value: sys::napi_value,
+  stack: &'a mut [u8],
+  heap: &'a mut Vec<u8>,
+) -> Option<&'a [u8]> {
+  let mut len = 0;
+  // SAFETY: `stack` is writable for its length; Node writes at most len - 1 bytes and a NUL.
+  let status =
+    unsafe { sys::napi_get_value_string_utf8(env, value, stack.as_mut_ptr().cast::<c_char>(), stack.len(), &mut len) };
+  if status != sys::Status::napi_ok {
+    return None;
+  }
+  // Node stops before a character that does not fit (up to 4 bytes) and before
+  // the NUL, so a string with room to spare was written whole.
+  if len + 4 < stack.len() {
+    return Some(&stack[..len]);
+  }
+  // It may have been cut short: ask for the full length, then copy it whole.
+  // SAFETY: a null buffer asks only for the length.
+  unsafe { sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len) };
+  heap.resize(len + 1, 0);
+  // SAFETY: `heap` is writable for len + 1 bytes.
+  unsafe { sys::napi_get_value_string_utf8(env, value, heap.as_mut_ptr().cast::<c_char>(), heap.len(), &mut len) };
+  Some(&heap[..len])
+}
+
+fn throw(env: sys::napi_env, message: &std::ffi::CStr) -> sys::napi_value {
+  // SAFETY: `message` is NUL-terminated; a null code is allowed.
+  unsafe { sys::napi_throw_type_error(env, ptr::null(), message.as_ptr()) };
+  ptr::null_mut()
+}
+
+/// Adds `readPath` to the module's exports.
+pub fn register(env: &Env, exports: &Object) -> napi::Result<()> {
+  let mut function = ptr::null_mut();
+  let name = c"readPath";
+  // SAFETY: `name` is NUL-terminated (length -1: up to the NUL); `read_path` has
+  // the callback signature and needs no data pointer.
+  let status = unsafe {
+    sys::napi_create_function(
+      env.raw(),
+      name.as_ptr(),
+      -1,
+      Some(read_path),
+      ptr::null_mut(),
+      &mut function,
+    )
+  };
+  napi::check_status!(status)?;
+  // SAFETY: `exports` is the module's live exports object, `function` a live value.
+  napi::check_status!(unsafe { sys::napi_set_named_property(env.raw(), exports.raw(), name.as_ptr(), function) })
+}
