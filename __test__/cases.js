@@ -148,11 +148,13 @@ function bigBuffer(base, size) {
 }
 
 /**
- * Sizes around the external-string thresholds (64 KiB; 512 KiB on Node 26), the
+ * Sizes around the external-string thresholds (4 KiB, 64 KiB, 512 KiB), the
  * chunked read (1 MiB), the two-thread read (4 MiB, src/read.rs) and past the
  * two-thread conversion (8 MiB, src/parallel.rs).
  */
 const LARGE_SIZES = [
+  4 * 1024 - 1,
+  4 * 1024 + 1,
   64 * 1024 - 1,
   64 * 1024,
   64 * 1024 + 1,

@@ -79,7 +79,7 @@ test('empty file and one-byte files for all 256 byte values', () => {
   for (let b = 0; b < 256; b++) assertSameAsFs(readFileUtf8, file, Buffer.from([b]), `byte ${b}`)
 })
 
-// Large files: above the external-string threshold (64 KiB of string data) and
+// Large files: around the external-string thresholds (src/js_string.rs) and
 // at 4 MiB+, for each class, with an odd byte that changes the class placed at
 // the start, in the middle and at the end.
 for (const size of LARGE_SIZES) {

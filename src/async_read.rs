@@ -1,7 +1,7 @@
 //! `readFileUtf8Async`: the sync pipeline (read → classify → transcode) run on
 //! libuv's thread pool as a napi-rs `Task`. The main thread only turns the
 //! finished code units into a JS string (`js_string`): O(1) for an external
-//! string, a copy of under 64 KiB otherwise.
+//! string, a copy of a small one otherwise (see `js_string::external_from`).
 
 use napi::bindgen_prelude::{AsyncTask, ToNapiValue, TypeName};
 use napi::{sys, Env, Task, ValueType};

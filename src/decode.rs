@@ -2,7 +2,7 @@
 //! `buffer.toString('utf8', start, end)`. The same classification and
 //! transcoding as a file read; ASCII input goes straight from the caller's
 //! memory into V8's copy constructor, other text is transcoded into a new buffer
-//! that becomes an external string from 64 KiB on (see `js_string`).
+//! that becomes an external string from a size on (see `js_string::external_from`).
 
 use napi::Env;
 use napi_derive::napi;

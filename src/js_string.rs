@@ -23,18 +23,40 @@ use crate::transcode::Text;
 pub const MAX_STRING_LENGTH: usize = 0x1fff_ffe8;
 
 /// From how many bytes of string data on a string is made external rather than
-/// copied into V8's heap. How fast V8 copies a large string depends on its
-/// version: measured for a 256 KiB one-byte string, the copy took 100-240 µs
-/// on Node 20-24 and ~27 µs on Node 26, an external string ~42 µs on all
-/// (Latin-1 text on Node 26: external 48-56 µs vs fs 33-48 µs). On Node 26
-/// copying stays ahead below 512 KiB: a copy that size lands in V8's large-object
-/// space, whose fresh pages fault in (1 MiB of Latin-1 text, ~900 KB of data:
-/// 286-312 µs copied vs 264-265 µs external, on the 2-core Xeon VM).
-pub fn external_min_bytes(env: sys::napi_env) -> usize {
-  static MIN: OnceLock<usize> = OnceLock::new();
-  *MIN.get_or_init(|| match napi::Env::from_raw(env).get_node_version() {
-    Ok(version) if version.major >= 26 => 512 << 10,
-    _ => 64 << 10,
+/// copied into V8's heap, by where the data is.
+pub struct ExternalFrom {
+  /// Code units in a buffer of their own (transcoded text, an async read's
+  /// bytes): giving that buffer to V8 saves the copy outright.
+  pub owned: usize,
+  /// Bytes that are not ours to give (the reused read buffer, a caller's
+  /// Buffer): going external means giving up the scratch buffer or copying.
+  pub borrowed: usize,
+}
+
+/// The thresholds for this Node. How fast V8 copies a string depends on its
+/// version: measured for a 256 KiB one-byte string, the copy took 100-240 µs on
+/// Node 20-24 and ~27 µs on Node 26, an external string ~42 µs on all. On Node
+/// 20-24 both are 64 KiB (transcoded text external from 4 KiB measured the same
+/// as from 64 KiB there). On Node 26 (2-core Xeon VM, bench, paired runs):
+/// - owned from 4 KiB: the copy of a transcoded 16 KiB file cost more than the
+///   external string (speed-up over fs, 16 KiB: latin1 1.20-1.24 → 1.39-1.58,
+///   mixed 0.97-1.12 → 1.39-1.52, cjk 1.22 → 1.20-1.43; 256 KiB: cjk 1.38-1.43 →
+///   1.69-1.72); at 64 B-1 KiB always-external was slower (1.01-1.19 vs 1.17-1.30).
+/// - borrowed from 512 KiB: an ASCII file of 16 KiB made external (read buffer
+///   given away) was slower than copied (1.14 vs 1.41×); from 512 KiB a copy
+///   lands in V8's large-object space, whose fresh pages fault in (1 MiB of
+///   Latin-1 text: 286-312 µs copied vs 264-265 µs external).
+pub fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
+  static FROM: OnceLock<ExternalFrom> = OnceLock::new();
+  FROM.get_or_init(|| match napi::Env::from_raw(env).get_node_version() {
+    Ok(version) if version.major >= 26 => ExternalFrom {
+      owned: 4 << 10,
+      borrowed: 512 << 10,
+    },
+    _ => ExternalFrom {
+      owned: 64 << 10,
+      borrowed: 64 << 10,
+    },
   })
 }
 
@@ -105,12 +127,12 @@ fn create_string(env: sys::napi_env, text: Text) -> Option<sys::napi_value> {
   }
   match text {
     // After the copy the buffer goes back to the pool for the next conversion.
-    Text::Latin1(data) if data.len() < external_min_bytes(env) => {
+    Text::Latin1(data) if data.len() < external_from(env).owned => {
       let value = copy_latin1(env, &data);
       pool::give(data);
       value
     }
-    Text::Utf16(data) if data.len() * 2 < external_min_bytes(env) => {
+    Text::Utf16(data) if data.len() * 2 < external_from(env).owned => {
       let value = copy_utf16(env, &data);
       pool::give(data);
       value
@@ -122,9 +144,9 @@ fn create_string(env: sys::napi_env, text: Text) -> Option<sys::napi_value> {
 
 /// A one-byte string of `data`, which stays the caller's: copied into V8's heap
 /// when small, otherwise copied into a pooled buffer that becomes an external
-/// string (see `external_min_bytes`).
+/// string (see `external_from`).
 pub fn latin1_from_slice(env: &napi::Env, data: &[u8]) -> Reply {
-  if data.len() >= external_min_bytes(env.raw()) {
+  if data.len() >= external_from(env.raw()).borrowed {
     let mut own = pool::take(data.len());
     own.extend_from_slice(data);
     return Reply::Outcome(Outcome::Text(Text::Latin1(own)));
