@@ -23,39 +23,40 @@ use crate::transcode::Text;
 pub const MAX_STRING_LENGTH: usize = 0x1fff_ffe8;
 
 /// From how many bytes of string data on a string is made external rather than
-/// copied into V8's heap, by where the data is.
+/// copied into V8's heap, for one-byte and for two-byte strings.
 pub struct ExternalFrom {
-  /// Code units in a buffer of their own (transcoded text, an async read's
-  /// bytes): giving that buffer to V8 saves the copy outright.
-  pub owned: usize,
-  /// Bytes that are not ours to give (the reused read buffer, a caller's
-  /// Buffer): going external means giving up the scratch buffer or copying.
-  pub borrowed: usize,
+  /// One-byte data: ASCII from the read buffer (which is then given away) or a
+  /// caller's Buffer (copied first), and transcoded Latin-1.
+  pub one_byte: usize,
+  /// Two-byte data: transcoded UTF-16, always in a buffer of its own.
+  pub two_byte: usize,
 }
 
-/// The thresholds for this Node. How fast V8 copies a string depends on its
-/// version: measured for a 256 KiB one-byte string, the copy took 100-240 µs on
-/// Node 20-24 and ~27 µs on Node 26, an external string ~42 µs on all. On Node
-/// 20-24 both are 64 KiB (transcoded text external from 4 KiB measured the same
-/// as from 64 KiB there). On Node 26 (2-core Xeon VM, bench, paired runs):
-/// - owned from 4 KiB: the copy of a transcoded 16 KiB file cost more than the
-///   external string (speed-up over fs, 16 KiB: latin1 1.20-1.24 → 1.39-1.58,
-///   mixed 0.97-1.12 → 1.39-1.52, cjk 1.22 → 1.20-1.43; 256 KiB: cjk 1.38-1.43 →
-///   1.69-1.72); at 64 B-1 KiB always-external was slower (1.01-1.19 vs 1.17-1.30).
-/// - borrowed from 512 KiB: an ASCII file of 16 KiB made external (read buffer
-///   given away) was slower than copied (1.14 vs 1.41×); from 512 KiB a copy
-///   lands in V8's large-object space, whose fresh pages fault in (1 MiB of
-///   Latin-1 text: 286-312 µs copied vs 264-265 µs external).
+/// The thresholds for this Node, measured. How fast V8 copies a string depends
+/// on its version: for a 256 KiB one-byte string the copy took 100-240 µs on
+/// Node 20-24 and ~27 µs on Node 26, an external string ~42 µs on all. So on
+/// Node 20-24 both are 64 KiB (two-byte external from 4 KiB measured the same
+/// there). On Node 26 (2-core Xeon VM, bench, runs alternating the two settings):
+/// - one-byte from 512 KiB. Below, a copy wins or ties: ASCII 16 KiB external
+///   (read buffer given away) 1.14x fs vs 1.41x copied; Latin-1 256 KiB 0.78-0.99x
+///   external vs 1.15-1.26x copied (written into a pooled buffer that is cold
+///   by then, vs a reused one). From 512 KiB a copy lands in V8's large-object
+///   space, whose fresh pages fault in (1 MiB of Latin-1 text: 286-312 µs
+///   copied vs 264-265 µs external).
+/// - two-byte from 4 KiB: CJK 16 KiB 1.42-1.44x external vs 1.16-1.18x copied,
+///   256 KiB 2.10-2.79x vs 1.09-1.16x; mixed text 16 KiB tied (1.07-1.37 vs
+///   1.18-1.21), 256 KiB 0.97-1.09x vs 1.15-1.19x. At 64 B-1 KiB external was
+///   slower (1.01-1.19x vs 1.17-1.30x).
 pub fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
   static FROM: OnceLock<ExternalFrom> = OnceLock::new();
   FROM.get_or_init(|| match napi::Env::from_raw(env).get_node_version() {
     Ok(version) if version.major >= 26 => ExternalFrom {
-      owned: 4 << 10,
-      borrowed: 512 << 10,
+      one_byte: 512 << 10,
+      two_byte: 4 << 10,
     },
     _ => ExternalFrom {
-      owned: 64 << 10,
-      borrowed: 64 << 10,
+      one_byte: 64 << 10,
+      two_byte: 64 << 10,
     },
   })
 }
@@ -127,12 +128,12 @@ fn create_string(env: sys::napi_env, text: Text) -> Option<sys::napi_value> {
   }
   match text {
     // After the copy the buffer goes back to the pool for the next conversion.
-    Text::Latin1(data) if data.len() < external_from(env).owned => {
+    Text::Latin1(data) if data.len() < external_from(env).one_byte => {
       let value = copy_latin1(env, &data);
       pool::give(data);
       value
     }
-    Text::Utf16(data) if data.len() * 2 < external_from(env).owned => {
+    Text::Utf16(data) if data.len() * 2 < external_from(env).two_byte => {
       let value = copy_utf16(env, &data);
       pool::give(data);
       value
@@ -146,7 +147,7 @@ fn create_string(env: sys::napi_env, text: Text) -> Option<sys::napi_value> {
 /// when small, otherwise copied into a pooled buffer that becomes an external
 /// string (see `external_from`).
 pub fn latin1_from_slice(env: &napi::Env, data: &[u8]) -> Reply {
-  if data.len() >= external_from(env.raw()).borrowed {
+  if data.len() >= external_from(env.raw()).one_byte {
     let mut own = pool::take(data.len());
     own.extend_from_slice(data);
     return Reply::Outcome(Outcome::Text(Text::Latin1(own)));

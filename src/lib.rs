@@ -63,7 +63,7 @@ fn string_from_bytes(env: &Env, bytes: &mut Vec<u8>, ascii_prefix: usize) -> Rep
   }
   match transcode::decode_slice_after_ascii(bytes, ascii_prefix) {
     // Large ASCII: the read buffer itself becomes the external string's data.
-    Decoded::Ascii if bytes.len() >= js_string::external_from(env.raw()).borrowed => {
+    Decoded::Ascii if bytes.len() >= js_string::external_from(env.raw()).one_byte => {
       Reply::Outcome(Outcome::Text(Text::Latin1(std::mem::take(bytes))))
     }
     // Small ASCII: V8 copies the scratch bytes into its heap.
