@@ -50,15 +50,7 @@ fn convert_halves<T: Copy + Send>(bytes: &[u8], room: &mut [MaybeUninit<T>], con
   let split = character_start_near_middle(bytes);
   let (left, right) = bytes.split_at(split);
   let (left_room, right_room) = room.split_at_mut(split);
-  let halves = thread::scope(|scope| {
-    let helper = thread::Builder::new()
-      .spawn_scoped(scope, || convert(right, right_room))
-      .ok()?;
-    let left_written = convert(left, left_room);
-    // A panic on the helper thread is re-raised here (and caught at the napi boundary).
-    let right_written = helper.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-    Some((left_written, right_written))
-  });
+  let halves = both(|| convert(left, left_room), || convert(right, right_room));
   let Some((left_written, right_written)) = halves else {
     return convert(bytes, room); // no thread could be started
   };
@@ -82,25 +74,34 @@ pub fn append_halves(bytes: &[u8], append: fn(&[u8], &mut Vec<u16>)) -> Option<V
   let (left, right) = bytes.split_at(split);
   // One unit of room more than each input's length (encoding_rs wants it).
   let mut out: Vec<u16> = pool::take(bytes.len() + 1);
-  let right_out = thread::scope(|scope| {
-    let helper = thread::Builder::new()
-      .spawn_scoped(scope, || {
-        let mut right_out: Vec<u16> = pool::take(right.len() + 1);
-        append(right, &mut right_out);
-        right_out
-      })
-      .ok()?;
-    append(left, &mut out);
-    // A panic on the helper thread is re-raised here (and caught at the napi boundary).
-    Some(helper.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-  });
-  let Some(right_out) = right_out else {
+  let halves = both(
+    || append(left, &mut out),
+    || {
+      let mut right_out: Vec<u16> = pool::take(right.len() + 1);
+      append(right, &mut right_out);
+      right_out
+    },
+  );
+  let Some(((), right_out)) = halves else {
     pool::give(out);
     return None;
   };
   out.extend_from_slice(&right_out);
   pool::give(right_out);
   Some(out)
+}
+
+/// Runs `left` on this thread and `right` on a new one, at the same time, and
+/// returns both results; `None`, with neither run, if no thread could be
+/// started. A panic on the new thread is re-raised here (and caught at the napi
+/// boundary).
+pub fn both<A, B: Send>(left: impl FnOnce() -> A, right: impl FnOnce() -> B + Send) -> Option<(A, B)> {
+  thread::scope(|scope| {
+    let helper = thread::Builder::new().spawn_scoped(scope, right).ok()?;
+    let left = left();
+    let right = helper.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+    Some((left, right))
+  })
 }
 
 /// The first index at or after the middle whose byte is not a UTF-8

@@ -186,15 +186,10 @@ fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>) -> Result<Option<usize
   let split = (size / 2) & !4095;
   let room = &mut buf.spare_capacity_mut()[..size];
   let (left, right) = room.split_at_mut(split);
-  let halves = std::thread::scope(|scope| {
-    let helper = std::thread::Builder::new()
-      .spawn_scoped(scope, || pread_checking_ascii(fd, right, split))
-      .ok()?;
-    let left = pread_checking_ascii(fd, left, 0);
-    // A panic on the helper thread is re-raised here (and caught at the napi boundary).
-    let right = helper.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-    Some((left, right))
-  });
+  let halves = crate::parallel::both(
+    || pread_checking_ascii(fd, left, 0),
+    || pread_checking_ascii(fd, right, split),
+  );
   let Some((left, right)) = halves else {
     return Ok(None);
   };
@@ -239,9 +234,15 @@ fn pread_one_byte_at(fd: RawFd, offset: usize) -> Result<bool, ReadError> {
 
 /// One pread(2) into `dst` (retried on EINTR); returns the byte count.
 fn pread_retrying(fd: RawFd, dst: &mut [MaybeUninit<u8>], offset: usize) -> Result<usize, ReadError> {
+  // SAFETY: `dst` is valid for writes of `dst.len()` bytes for the whole call.
+  retrying_eintr(|| unsafe { libc::pread(fd, dst.as_mut_ptr().cast(), dst.len(), offset as libc::off_t) })
+}
+
+/// Makes a read(2)-like call until it is not interrupted (EINTR); returns its
+/// byte count, or its error as a failed read.
+fn retrying_eintr(mut call: impl FnMut() -> isize) -> Result<usize, ReadError> {
   loop {
-    // SAFETY: `dst` is valid for writes of `dst.len()` bytes for the whole call.
-    let n = unsafe { libc::pread(fd, dst.as_mut_ptr().cast(), dst.len(), offset as libc::off_t) };
+    let n = call();
     if n >= 0 {
       return Ok(n as usize);
     }
@@ -284,20 +285,11 @@ fn read_appending(fd: RawFd, buf: &mut Vec<u8>, limit: usize) -> Result<usize, R
   let spare = buf.spare_capacity_mut();
   let room = limit.min(spare.len());
   let spare = &mut spare[..room];
-  loop {
-    // SAFETY: `spare` is valid for writes of `spare.len()` bytes for the whole call.
-    let n = unsafe { libc::read(fd, spare.as_mut_ptr().cast(), spare.len()) };
-    if n >= 0 {
-      let n = n as usize;
-      // SAFETY: read(2) initialised the first `n` bytes of the spare capacity.
-      unsafe { buf.set_len(buf.len() + n) };
-      return Ok(n);
-    }
-    let e = io::Error::last_os_error();
-    if e.kind() != io::ErrorKind::Interrupted {
-      return Err(os_error(e, Syscall::Read));
-    }
-  }
+  // SAFETY: `spare` is valid for writes of `spare.len()` bytes for the whole call.
+  let n = retrying_eintr(|| unsafe { libc::read(fd, spare.as_mut_ptr().cast(), spare.len()) })?;
+  // SAFETY: read(2) initialised the first `n` bytes of the spare capacity.
+  unsafe { buf.set_len(buf.len() + n) };
+  Ok(n)
 }
 
 fn os_error(e: io::Error, syscall: Syscall) -> ReadError {
