@@ -8,7 +8,7 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
 const api = require('..')
-const { scratch } = require('./helpers')
+const { scratch, assertSameError } = require('./helpers')
 
 const file = scratch('api.txt')
 fs.writeFileSync(file, Buffer.from([...Buffer.from('héllo wörld 中 😀 '), 0xff, 0x41]))
@@ -66,6 +66,24 @@ test('paths of every length around the native stack buffer (1024 bytes) read as 
     }
   }
   assert.equal(checked, 28)
+})
+
+test('paths with lone surrogates name the same file as in fs (and the same error when missing)', async () => {
+  // The path string becomes UTF-8 in native code; a lone surrogate must turn
+  // into U+FFFD there exactly as fs's conversion does.
+  const dir = scratch('surrogate-paths')
+  fs.mkdirSync(dir, { recursive: true })
+  for (const name of ['a\uD800b', 'x\uDFFF', '\u00e9\uD83D', '\uD83D\uDE00ok']) {
+    const file = path.join(dir, name)
+    fs.writeFileSync(file, `content of ${JSON.stringify(name)}`)
+    assert.equal(api.readFileUtf8(file), fs.readFileSync(file, 'utf8'), JSON.stringify(name))
+    const missing = path.join(dir, `missing-${name}`)
+    assertSameError(() => api.readFileUtf8(missing), () => fs.readFileSync(missing, 'utf8'), JSON.stringify(name))
+    const fields = ({ message, path, code, errno, syscall }) => ({ message, path, code, errno, syscall })
+    const expected = fields(await fs.promises.readFile(missing, 'utf8').catch((e) => e))
+    assert.deepEqual(fields(await api.readFileUtf8Async(missing).catch((e) => e)), expected)
+    assert.deepEqual(fields(await api.promises.readFile(missing, 'utf8').catch((e) => e)), expected)
+  }
 })
 
 test('the native readPath, called with bad arguments, throws a TypeError and never crashes', () => {
