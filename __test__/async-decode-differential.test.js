@@ -8,7 +8,7 @@ const fs = require('node:fs')
 
 const { decodeUtf8, readFileUtf8Async, promises } = require('..')
 const { scratch, hex } = require('./helpers')
-const { NASTY, FILLERS, fill, randomFiles, prng, BASES, bigBuffer, LARGE_SIZES, largeCases } = require('./cases')
+const { NASTY, FILLERS, fill, randomFiles, LARGE_SIZES, largeCases, sprinkledCases } = require('./cases')
 
 const OFFSETS = Array.from({ length: 71 }, (_, i) => i)
 
@@ -129,10 +129,7 @@ for (const size of LARGE_SIZES) {
 
 test('Latin-1 text with invalid bytes sprinkled every ~4 KiB (decodeUtf8 and readFileUtf8Async)', async () => {
   const file = scratch('async-sprinkled.txt')
-  const rand = prng(7)
-  for (const base of Object.values(BASES)) {
-    const bytes = bigBuffer(base, 1024 * 1024)
-    for (let i = Math.floor(rand() * 4096); i < bytes.length; i += 3000 + Math.floor(rand() * 2000)) bytes[i] = 0xff
+  for (const bytes of sprinkledCases()) {
     assertDecodes(bytes, 'sprinkled')
     await assertReadsAsync(file, bytes, 'sprinkled')
   }

@@ -189,4 +189,31 @@ function* largeCases(size) {
   }
 }
 
-module.exports = { prng, utf8, cp, NASTY, FILLERS, fill, randomFiles, BASES, ODD, bigBuffer, LARGE_SIZES, largeCases }
+/**
+ * For each class, 1 MiB of its text with a stray 0xFF every 3000-5000 bytes
+ * (the bench's "invalid" shape), the same bytes on every run.
+ */
+function* sprinkledCases() {
+  const rand = prng(7)
+  for (const base of Object.values(BASES)) {
+    const bytes = bigBuffer(base, 1024 * 1024)
+    for (let i = Math.floor(rand() * 4096); i < bytes.length; i += 3000 + Math.floor(rand() * 2000)) bytes[i] = 0xff
+    yield bytes
+  }
+}
+
+module.exports = {
+  prng,
+  utf8,
+  cp,
+  NASTY,
+  FILLERS,
+  fill,
+  randomFiles,
+  BASES,
+  ODD,
+  bigBuffer,
+  LARGE_SIZES,
+  largeCases,
+  sprinkledCases,
+}

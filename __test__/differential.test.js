@@ -7,7 +7,7 @@ const fs = require('node:fs')
 
 const { readFileUtf8, readFileSync } = require('..')
 const { scratch, assertSameAsFs } = require('./helpers')
-const { NASTY, FILLERS, fill, randomFiles, prng, BASES, ODD, bigBuffer, LARGE_SIZES, largeCases } = require('./cases')
+const { NASTY, FILLERS, fill, randomFiles, BASES, ODD, LARGE_SIZES, largeCases, sprinkledCases } = require('./cases')
 
 // Offsets 0..70 put each sequence before, on and after the 16-, 32- and 64-byte
 // block edges that SIMD decoders work in.
@@ -96,10 +96,5 @@ for (const size of LARGE_SIZES) {
 
 test('Latin-1 text with invalid bytes sprinkled every ~4 KiB (the bench "invalid" shape)', () => {
   const file = scratch('sprinkled.txt')
-  const rand = prng(7)
-  for (const base of Object.values(BASES)) {
-    const bytes = bigBuffer(base, 1024 * 1024)
-    for (let i = Math.floor(rand() * 4096); i < bytes.length; i += 3000 + Math.floor(rand() * 2000)) bytes[i] = 0xff
-    assertSameAsFs(readFileUtf8, file, bytes, 'sprinkled')
-  }
+  for (const bytes of sprinkledCases()) assertSameAsFs(readFileUtf8, file, bytes, 'sprinkled')
 })

@@ -60,6 +60,8 @@ async function readAndCheck(files, rounds, addon) {
 }
 const openFds = () => fs.readdirSync('/proc/self/fd').length
 const rssMiB = () => process.memoryUsage.rss() / 2 ** 20
+/** The first message a worker posts (or its error). */
+const firstMessage = (w) => new Promise((resolve, reject) => { w.on('message', resolve); w.on('error', reject) })
 `
 
 test('4 workers read concurrently with the main thread: every result === fs', () => {
@@ -73,7 +75,7 @@ test('4 workers read concurrently with the main thread: every result === fs', ()
       readAndCheck(workerData.files, 30, addon).then((n) => parentPort.postMessage(n))`)}
     const ROOT_DIR = 'const ROOT = ' + JSON.stringify(ROOT) + '; const DIR = ' + JSON.stringify(DIR) + ';\\n'
     const workers = Array.from({ length: 4 }, () => new Worker(ROOT_DIR + workerSource, { eval: true, workerData: { files } }))
-    const fromWorkers = workers.map((w) => new Promise((resolve, reject) => { w.on('message', resolve); w.on('error', reject) }))
+    const fromWorkers = workers.map(firstMessage)
     Promise.all([readAndCheck(files, 30, addon), ...fromWorkers]).then((counts) => {
       process.stdout.write(JSON.stringify({ counts }))
     })`,
@@ -97,7 +99,7 @@ test('the addon loaded by 8 workers at the same moment, before the main thread l
       parentPort.postMessage({ engine: addon.engine(), same: addon.readFileUtf8(f) === fs.readFileSync(f, 'utf8') })`)}
     const gate = new Int32Array(new SharedArrayBuffer(4))
     const workers = Array.from({ length: 8 }, (_, i) => new Worker(workerSource, { eval: true, workerData: { gate, file: files[i % files.length] } }))
-    const results = workers.map((w) => new Promise((resolve, reject) => { w.on('message', resolve); w.on('error', reject) }))
+    const results = workers.map(firstMessage)
     setTimeout(() => { Atomics.store(gate, 0, 1); Atomics.notify(gate, 0) }, 200)
     Promise.all(results).then((r) => {
       const main = require(ROOT)

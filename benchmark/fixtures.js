@@ -12,6 +12,9 @@ const os = require('node:os')
 const path = require('node:path')
 const { isUtf8 } = require('node:buffer')
 
+// The tests' seeded PRNG (mulberry32): plenty for generating text.
+const { prng } = require('../__test__/cases')
+
 const GENERATOR_VERSION = 1
 
 /** Content classes, in report order, with what each one exercises. */
@@ -34,18 +37,6 @@ function fixtureDir() {
     process.env.READFILE_UTF8_CACHE ||
     path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'readfile-utf8')
   return path.join(base, 'fixtures')
-}
-
-/** mulberry32: a tiny, fast, well-mixed 32-bit PRNG; plenty for generating text. */
-function mulberry32(seed) {
-  let a = seed >>> 0
-  return function next() {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 const words = (s) => s.trim().split(/\s+/)
@@ -216,7 +207,7 @@ const SEEDS = { ascii: 0x0a5c11, latin1: 0x1a7101, utf8_mixed: 0x0f8f8, cjk: 0xc
 
 /** At least `min` bytes of the class's UTF-8 text stream (a prefix-stable stream per class). */
 function textBytes(content, min) {
-  const next = GENERATORS[content](mulberry32(SEEDS[content]))
+  const next = GENERATORS[content](prng(SEEDS[content]))
   const chunks = []
   let total = 0
   while (total < min) {
@@ -243,7 +234,7 @@ function generate(content, size) {
     // shorter than 4 KiB, such as a whole 64 B file, still gets its stray byte.
     const src = textBytes('utf8_mixed', size)
     const out = Buffer.allocUnsafe(size)
-    const rng = mulberry32(0xff)
+    const rng = prng(0xff)
     let s = 0
     for (let blockStart = 0; blockStart < size; blockStart += 4096) {
       const len = Math.min(4096, size - blockStart)
@@ -296,4 +287,4 @@ function ensureFixture(content, size, onGenerate = () => {}) {
   return { file, bytes: fs.statSync(file).size, generated }
 }
 
-module.exports = { CONTENTS, SIZES, KiB, MiB, fixtureDir, ensureFixture, generate, mulberry32 }
+module.exports = { CONTENTS, SIZES, KiB, MiB, fixtureDir, ensureFixture, generate }

@@ -8,7 +8,7 @@ const fs = require('node:fs')
 const EventEmitter = require('node:events')
 
 const native = require('./native')
-const { failure, NUL_IN_PATH, STRING_TOO_LONG, TOO_BIG_FOR_US } = require('./errors')
+const { failure, STRING_TOO_LONG, TOO_BIG_FOR_US } = require('./errors')
 const { DELEGATE, isUtf8, requestedEncoding, readerFlags, utf8Request, asUtf8Options } = require('./options')
 const { nativeArgument, pathForError, hasNul } = require('./paths')
 
@@ -24,7 +24,8 @@ const fsPromisesReadFile = fs.promises.readFile
  */
 function startNative(path, flags, allowFd) {
   const arg = nativeArgument(path)
-  // Paths with NUL bytes are fs's to reject (fs.readFile even throws synchronously).
+  // Paths with NUL bytes are fs's to reject (fs.readFile even throws
+  // synchronously), so they never reach the native read.
   if (arg === DELEGATE || (typeof arg === 'number' && !allowFd) || hasNul(arg)) return DELEGATE
   let promise
   if (typeof arg === 'string') promise = native.readPathAsync(arg, flags)
@@ -119,7 +120,7 @@ async function readAsync(path, flags, signal, allowFd, delegate) {
   }
   // kMaxLength bytes or more: fs.promises decodes chunk by chunk and its answer
   // (a string or which error) depends on the Node version.
-  if (result === NUL_IN_PATH || result === TOO_BIG_FOR_US) return delegate()
+  if (result === TOO_BIG_FOR_US) return delegate()
   throw await asyncFailure(result, started.arg, 'promises')
 }
 
@@ -164,7 +165,7 @@ function readFile(path, options, callback) {
         if (signal?.aborted) return process.nextTick(callback, abortError(signal))
         return process.nextTick(callback, null, result)
       }
-      if (result === NUL_IN_PATH || result === TOO_BIG_FOR_US) return fsReadFile(path, options, callback)
+      if (result === TOO_BIG_FOR_US) return fsReadFile(path, options, callback)
       return asyncFailure(result, started.arg, 'callback').then((err) => process.nextTick(callback, err))
     },
     (err) => process.nextTick(callback, err), // not expected: a native failure of napi itself

@@ -31,7 +31,7 @@ pub fn classify(bytes: &[u8]) -> Class {
 /// (they pass both checks, so only the rest is looked at).
 pub fn classify_after_ascii(bytes: &[u8], ascii_prefix: usize) -> Class {
   let rest = &bytes[ascii_prefix.min(bytes.len())..];
-  if is_ascii_after(bytes, ascii_prefix) {
+  if rest.is_ascii() {
     Class::Ascii
   } else if max_byte_at_most(rest, 0xC3) {
     Class::Latin1Range

@@ -127,20 +127,20 @@ fn create_string(env: sys::napi_env, text: Text) -> Option<sys::napi_value> {
     return None; // `text` dropped here: nothing leaks.
   }
   match text {
-    // After the copy the buffer goes back to the pool for the next conversion.
-    Text::Latin1(data) if data.len() < external_from(env).one_byte => {
-      let value = copy_latin1(env, &data);
-      pool::give(data);
-      value
-    }
-    Text::Utf16(data) if data.len() * 2 < external_from(env).two_byte => {
-      let value = copy_utf16(env, &data);
-      pool::give(data);
-      value
-    }
-    Text::Latin1(data) => external(env, data),
-    Text::Utf16(data) => external(env, data),
+    Text::Latin1(data) => create(env, data),
+    Text::Utf16(data) => create(env, data),
   }
+}
+
+/// Copies a small string into V8's heap, then gives the buffer back to the pool
+/// for the next conversion; hands a large one to V8 as an external string.
+fn create<T: CodeUnit>(env: sys::napi_env, data: Vec<T>) -> Option<sys::napi_value> {
+  if data.len() * std::mem::size_of::<T>() >= T::external_from(external_from(env)) {
+    return external(env, data);
+  }
+  let value = copy(env, &data);
+  pool::give(data);
+  value
 }
 
 /// A one-byte string of `data`, which stays the caller's: copied into V8's heap
@@ -152,25 +152,23 @@ pub fn latin1_from_slice(env: &napi::Env, data: &[u8]) -> Reply {
     own.extend_from_slice(data);
     return Reply::Outcome(Outcome::Text(Text::Latin1(own)));
   }
-  match copy_latin1(env.raw(), data) {
+  match copy(env.raw(), data) {
     Some(value) => Reply::Made(value),
     None => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
   }
 }
 
-fn copy_latin1(env: sys::napi_env, data: &[u8]) -> Option<sys::napi_value> {
+/// A string copied from `data`, which stays the caller's.
+fn copy<T: CodeUnit>(env: sys::napi_env, data: &[T]) -> Option<sys::napi_value> {
   let mut result = ptr::null_mut();
-  // SAFETY: `data` is valid for `data.len()` bytes for the duration of the call, which copies them.
-  let status = unsafe { sys::napi_create_string_latin1(env, data.as_ptr().cast(), data.len() as isize, &mut result) };
+  // SAFETY: `data` is valid for `data.len()` units for the duration of the call,
+  // which copies them; the constructor matches T.
+  let status = unsafe { T::CREATE_COPY(env, data.as_ptr(), data.len() as isize, &mut result) };
   (status == sys::Status::napi_ok).then_some(result)
 }
 
-fn copy_utf16(env: sys::napi_env, data: &[u16]) -> Option<sys::napi_value> {
-  let mut result = ptr::null_mut();
-  // SAFETY: `data` is valid for `data.len()` code units for the duration of the call, which copies them.
-  let status = unsafe { sys::napi_create_string_utf16(env, data.as_ptr(), data.len() as isize, &mut result) };
-  (status == sys::Status::napi_ok).then_some(result)
-}
+/// The signature shared by `napi_create_string_latin1` and `_utf16`.
+type CreateCopy<T> = unsafe fn(sys::napi_env, *const T, isize, *mut sys::napi_value) -> sys::napi_status;
 
 /// The signature shared by `node_api_create_external_string_latin1` and `_utf16`.
 type CreateExternal<T> = unsafe fn(
@@ -183,22 +181,39 @@ type CreateExternal<T> = unsafe fn(
   *mut bool,
 ) -> sys::napi_status;
 
-/// The code-unit types an external string can be made of, with the Node-API
-/// constructor for each.
+/// The code-unit types a string can be made of, with the Node-API constructors
+/// and the external-string threshold for each.
 trait CodeUnit: Pooled {
+  const CREATE_COPY: CreateCopy<Self>;
   const CREATE_EXTERNAL: CreateExternal<Self>;
+  /// From how many bytes of data on a string of these units is made external.
+  fn external_from(from: &ExternalFrom) -> usize;
 }
 impl CodeUnit for u8 {
+  const CREATE_COPY: CreateCopy<u8> = |env, data, len, result| {
+    // SAFETY: forwarded as is; `copy` upholds the contract (see there).
+    unsafe { sys::napi_create_string_latin1(env, data.cast(), len, result) }
+  };
   const CREATE_EXTERNAL: CreateExternal<u8> = |env, data, len, finalize, hint, result, copied| {
     // SAFETY: forwarded as is; `external` upholds the contract (see there).
     unsafe { sys::node_api_create_external_string_latin1(env, data.cast(), len, finalize, hint, result, copied) }
   };
+  fn external_from(from: &ExternalFrom) -> usize {
+    from.one_byte
+  }
 }
 impl CodeUnit for u16 {
+  const CREATE_COPY: CreateCopy<u16> = |env, data, len, result| {
+    // SAFETY: forwarded as is; `copy` upholds the contract (see there).
+    unsafe { sys::napi_create_string_utf16(env, data, len, result) }
+  };
   const CREATE_EXTERNAL: CreateExternal<u16> = |env, data, len, finalize, hint, result, copied| {
     // SAFETY: forwarded as is; `external` upholds the contract (see there).
     unsafe { sys::node_api_create_external_string_utf16(env, data, len, finalize, hint, result, copied) }
   };
+  fn external_from(from: &ExternalFrom) -> usize {
+    from.two_byte
+  }
 }
 
 /// Hands `data` to V8 as an external string. The `Vec` is boxed and the box's

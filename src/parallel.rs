@@ -47,7 +47,10 @@ pub fn convert<T: Pooled + Copy + Send>(bytes: &[u8], convert: Converter<T>) -> 
 /// count of elements initialised at the start of `room`, or 0 if a half was
 /// rejected. Runs sequentially if no thread can be started.
 fn convert_halves<T: Copy + Send>(bytes: &[u8], room: &mut [MaybeUninit<T>], convert: Converter<T>) -> usize {
-  let split = character_start_near_middle(bytes);
+  // No character start in the second half: not valid UTF-8.
+  let Some(split) = character_start_after_middle(bytes) else {
+    return 0;
+  };
   let (left, right) = bytes.split_at(split);
   let (left_room, right_room) = room.split_at_mut(split);
   let halves = both(|| convert(left, left_room), || convert(right, right_room));
@@ -70,7 +73,7 @@ fn convert_halves<T: Copy + Send>(bytes: &[u8], room: &mut [MaybeUninit<T>], con
 /// byte), so the halves' units joined are the whole's. `None` if the second half
 /// has no such byte or no thread could be started.
 pub fn append_halves(bytes: &[u8], append: fn(&[u8], &mut Vec<u16>)) -> Option<Vec<u16>> {
-  let split = bytes.len() / 2 + bytes[bytes.len() / 2..].iter().position(|&b| b & 0xC0 != 0x80)?;
+  let split = character_start_after_middle(bytes)?;
   let (left, right) = bytes.split_at(split);
   // One unit of room more than each input's length (encoding_rs wants it).
   let mut out: Vec<u16> = pool::take(bytes.len() + 1);
@@ -105,13 +108,11 @@ pub fn both<A, B: Send>(left: impl FnOnce() -> A, right: impl FnOnce() -> B + Se
 }
 
 /// The first index at or after the middle whose byte is not a UTF-8
-/// continuation byte (at most 3 steps in valid UTF-8); the middle itself if
-/// none is found nearby (the input is then invalid and rejected either way).
-fn character_start_near_middle(bytes: &[u8]) -> usize {
+/// continuation byte (at most 3 steps on in valid UTF-8); `None` if the second
+/// half has none.
+fn character_start_after_middle(bytes: &[u8]) -> Option<usize> {
   let middle = bytes.len() / 2;
-  (middle..bytes.len().min(middle + 4))
-    .find(|&i| bytes[i] & 0xC0 != 0x80)
-    .unwrap_or(middle)
+  Some(middle + bytes[middle..].iter().position(|&b| b & 0xC0 != 0x80)?)
 }
 
 #[cfg(test)]

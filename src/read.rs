@@ -127,7 +127,7 @@ fn read_open_fd(fd: RawFd, position: Position, limit: usize, buf: &mut Vec<u8>) 
     if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
       return Ok(ascii_prefix);
     }
-    buf.clear(); // the file changed under us: read it again the plain way
+    // The file changed under us (`buf` is still empty): read it the plain way.
   }
   if regular && size > 0 {
     read_sized(fd, buf)

@@ -5,9 +5,10 @@
 //! set to an empty or unknown value makes every call return 0/false silently, so
 //! we check it once on known input and otherwise use the pure-Rust path.
 //!
-//! Inputs are `&str`, so the "valid UTF-8" precondition of simdutf's fast
-//! converters holds by type; outputs are sized here from simdutf's own length
-//! functions, so no caller can pass a buffer that is too small.
+//! The converters used are simdutf's validating ones (they return 0 on input
+//! they cannot convert), and every output is checked here to have room for one
+//! code unit per input byte, the most any input converts to, so no caller can
+//! pass a buffer that is too small.
 
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
