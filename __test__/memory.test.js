@@ -32,3 +32,31 @@ test('3000 reads of a 1 MiB non-ASCII file, nothing kept: peak RSS stays under 4
     assert.ok(peakMiB < 400, `${kind}: peak RSS ${peakMiB.toFixed(0)} MiB`)
   }
 })
+
+test('buffers of huge reads are kept for a moment only: RSS back near the baseline 2 s after the strings are collected', (t) => {
+  // 24 MiB of mixed text: a 24 MiB read buffer and ~40 MiB of UTF-16 per call,
+  // both above the pool's huge-buffer size, so both go to the brief tier.
+  const file = scratch('memory-huge.txt')
+  fs.writeFileSync(file, Buffer.from('mixed 中文 😀 text\n'.repeat(24 << 16)).subarray(0, 24 << 20))
+  const script = `
+    const fs = require('node:fs')
+    const { readFileUtf8 } = require(${JSON.stringify(path.join(__dirname, '..'))})
+    const rss = () => process.memoryUsage.rss() / 2 ** 20
+    const expected = fs.readFileSync(${JSON.stringify(file)}, 'utf8')
+    globalThis.gc()
+    const baseline = rss()
+    let same = 0
+    for (let i = 0; i < 8; i++) same += readFileUtf8(${JSON.stringify(file)}) === expected
+    globalThis.gc()
+    const held = rss()
+    setTimeout(() => {
+      process.stdout.write(JSON.stringify({ same, baseline, held, after: rss() }))
+    }, 2000)`
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' })
+  assert.equal(r.status, 0, r.stderr)
+  const { same, baseline, held, after } = JSON.parse(r.stdout)
+  t.diagnostic(`RSS ${baseline.toFixed(0)} MiB before, ${held.toFixed(0)} right after the reads, ${after.toFixed(0)} 2 s later`)
+  assert.equal(same, 8)
+  assert.ok(held > baseline + 48, 'the pool held the last buffers right after the reads')
+  assert.ok(after < baseline + 32, `RSS 2 s later: ${after.toFixed(0)} MiB (baseline ${baseline.toFixed(0)})`)
+})

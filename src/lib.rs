@@ -29,7 +29,8 @@ use js_string::{Outcome, Reply, MAX_STRING_LENGTH, STRING_TOO_LONG};
 use read::ReadError;
 use transcode::{Decoded, Text};
 
-/// The largest read buffer kept between calls; a bigger one is freed after use.
+/// The largest read buffer kept between calls; a bigger one goes back to the
+/// pool (which frees huge buffers soon, see `pool`).
 const SCRATCH_KEEP_BYTES: usize = 8 << 20;
 
 thread_local! {
@@ -49,7 +50,7 @@ pub(crate) fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Resul
       Err(e) => Reply::Outcome(e.into()),
     };
     if buf.capacity() > SCRATCH_KEEP_BYTES {
-      *buf = Vec::new();
+      pool::give(std::mem::take(buf));
     }
     reply
   })

@@ -4,7 +4,8 @@
 //! (~1 ms per 4 MiB on the machines we measured on), more than converting the text.
 //!
 //! One pool per process, shared by all threads and bounded in total bytes;
-//! small buffers go straight to the allocator. It must be shared: finalizers
+//! small buffers go straight to the allocator, and huge ones are kept only for
+//! a moment (a reaper thread frees them after a second unused). It must be shared: finalizers
 //! give buffers back on the JS thread that made the string, while async reads
 //! take theirs on libuv's pool threads. With one pool per thread the JS thread's
 //! pool filled up with buffers no async read could reuse (up to 64 MiB per
@@ -12,27 +13,53 @@
 //! buffer: 10^5 async reads of 1 MiB files at concurrency 64 peaked at ~335 MiB
 //! RSS (~200 MiB shared).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 /// Buffers smaller than this are not pooled: malloc reuses small blocks well.
 pub const POOL_MIN_BYTES: usize = 64 * 1024;
-/// Most memory the pool keeps idle (per element type).
+/// Most memory the pool keeps idle in buffers below `HUGE_MIN_BYTES` (per
+/// element type), for as long as the process lives.
 const POOL_MAX_BYTES: usize = 64 << 20;
 /// A pooled buffer serves a request if its capacity is at most this many times
 /// the request, so little memory is held idle behind a string.
 const MAX_WASTE_FACTOR: usize = 2;
 
-/// The free buffers of one element type, and their total size in bytes.
+/// Buffers from this size on are kept apart, only for a moment (`HUGE_KEEP_FOR`),
+/// but up to `HUGE_MAX_BYTES` of them. Reading large files in a row is where a
+/// fresh buffer costs most: on the 2-core VM we measured on, whose kernel hands
+/// freed high-order memory back to the host, 64 MiB of mixed text took ~50 ms
+/// per call into reused or recently freed memory and 200-370 ms in runs of
+/// calls whose fresh huge pages the host had to supply again.
+const HUGE_MIN_BYTES: usize = 16 << 20;
+/// Most memory kept idle in huge buffers, per element type: two UTF-16 buffers
+/// of 64 MiB files, or four of their read buffers. 512 MiB measured the same.
+const HUGE_MAX_BYTES: usize = 256 << 20;
+/// How long a huge buffer is kept unused before it is freed (within a quarter
+/// of this more, by the reaper thread).
+const HUGE_KEEP_FOR: Duration = Duration::from_secs(1);
+
+/// The free buffers of one element type and size class, and their total size
+/// in bytes.
 pub struct Pool<T> {
-  free: Vec<Vec<T>>,
+  free: Vec<Idle<T>>,
   bytes: usize,
+  max_bytes: usize,
+}
+
+/// A free buffer and since when it has been free.
+struct Idle<T> {
+  buf: Vec<T>,
+  since: Instant,
 }
 
 impl<T> Pool<T> {
-  const fn new() -> Self {
+  const fn new(max_bytes: usize) -> Self {
     Pool {
       free: Vec::new(),
       bytes: 0,
+      max_bytes,
     }
   }
 
@@ -42,9 +69,12 @@ impl<T> Pool<T> {
       .free
       .iter()
       .enumerate()
-      .filter(|(_, v)| v.capacity() >= capacity && v.capacity() <= capacity.saturating_mul(MAX_WASTE_FACTOR))
-      .min_by_key(|(_, v)| v.capacity())?;
-    let buf = self.free.swap_remove(index);
+      .filter(|(_, idle)| {
+        let have = idle.buf.capacity();
+        have >= capacity && have <= capacity.saturating_mul(MAX_WASTE_FACTOR)
+      })
+      .min_by_key(|(_, idle)| idle.buf.capacity())?;
+    let buf = self.free.swap_remove(index).buf;
     self.bytes -= bytes_of(&buf);
     Some(buf)
   }
@@ -53,14 +83,30 @@ impl<T> Pool<T> {
     let size = bytes_of(&buf);
     // Make room by dropping the oldest buffers; a buffer larger than the whole
     // pool is simply freed.
-    while self.bytes + size > POOL_MAX_BYTES && !self.free.is_empty() {
+    while self.bytes + size > self.max_bytes && !self.free.is_empty() {
       let old = self.free.remove(0);
-      self.bytes -= bytes_of(&old);
+      self.bytes -= bytes_of(&old.buf);
     }
-    if self.bytes + size <= POOL_MAX_BYTES {
+    if self.bytes + size <= self.max_bytes {
       buf.clear();
       self.bytes += size;
-      self.free.push(buf);
+      self.free.push(Idle {
+        buf,
+        since: Instant::now(),
+      });
+    }
+  }
+
+  /// Moves the buffers idle since before `cutoff` out of the pool (the caller
+  /// frees them once the lock is released).
+  fn expire(&mut self, cutoff: Instant, expired: &mut Vec<Vec<T>>) {
+    let (old, kept) = std::mem::take(&mut self.free)
+      .into_iter()
+      .partition(|idle| idle.since < cutoff);
+    self.free = kept;
+    for idle in old {
+      self.bytes -= bytes_of(&idle.buf);
+      expired.push(idle.buf);
     }
   }
 }
@@ -69,24 +115,47 @@ fn bytes_of<T>(buf: &Vec<T>) -> usize {
   buf.capacity() * std::mem::size_of::<T>()
 }
 
+/// The pools of one element type: ordinary buffers, and huge ones kept briefly.
+pub struct Tiers<T> {
+  ordinary: Pool<T>,
+  huge: Pool<T>,
+}
+
+impl<T> Tiers<T> {
+  const fn new() -> Self {
+    Tiers {
+      ordinary: Pool::new(POOL_MAX_BYTES),
+      huge: Pool::new(HUGE_MAX_BYTES),
+    }
+  }
+
+  fn for_bytes(&mut self, bytes: usize) -> &mut Pool<T> {
+    if bytes >= HUGE_MIN_BYTES {
+      &mut self.huge
+    } else {
+      &mut self.ordinary
+    }
+  }
+}
+
 // Held only for a best-fit scan of a few entries; a poisoned lock (a panic while
 // held, which Pool's methods do not do) just turns pooling off.
-static BYTES: Mutex<Pool<u8>> = Mutex::new(Pool::new());
-static UNITS: Mutex<Pool<u16>> = Mutex::new(Pool::new());
+static BYTES: Mutex<Tiers<u8>> = Mutex::new(Tiers::new());
+static UNITS: Mutex<Tiers<u16>> = Mutex::new(Tiers::new());
 
 /// The element types whose buffers are pooled.
 pub trait Pooled: Sized + 'static {
-  fn with_pool<R>(f: impl FnOnce(&mut Pool<Self>) -> R) -> Option<R>;
+  fn with_pool<R>(f: impl FnOnce(&mut Tiers<Self>) -> R) -> Option<R>;
 }
 
 impl Pooled for u8 {
-  fn with_pool<R>(f: impl FnOnce(&mut Pool<u8>) -> R) -> Option<R> {
+  fn with_pool<R>(f: impl FnOnce(&mut Tiers<u8>) -> R) -> Option<R> {
     BYTES.lock().ok().map(|mut p| f(&mut p))
   }
 }
 
 impl Pooled for u16 {
-  fn with_pool<R>(f: impl FnOnce(&mut Pool<u16>) -> R) -> Option<R> {
+  fn with_pool<R>(f: impl FnOnce(&mut Tiers<u16>) -> R) -> Option<R> {
     UNITS.lock().ok().map(|mut p| f(&mut p))
   }
 }
@@ -101,7 +170,7 @@ const HUGE_PAGE: usize = 2 << 20;
 pub fn take<T: Pooled>(capacity: usize) -> Vec<T> {
   let bytes = capacity * std::mem::size_of::<T>();
   if bytes >= POOL_MIN_BYTES {
-    if let Some(buf) = T::with_pool(|p| p.take(capacity)).flatten() {
+    if let Some(buf) = T::with_pool(|p| p.for_bytes(bytes).take(capacity)).flatten() {
       return buf;
     }
   }
@@ -128,10 +197,67 @@ fn advise_huge_pages(start: *const u8, len: usize) {
 /// the pool has room, otherwise freed. Safe to call while the thread is ending
 /// (the buffer is then just freed).
 pub fn give<T: Pooled>(buf: Vec<T>) {
-  if bytes_of(&buf) >= POOL_MIN_BYTES {
+  let bytes = bytes_of(&buf);
+  if bytes >= POOL_MIN_BYTES {
     // If the pool's lock is poisoned, the closure is dropped unrun and `buf` with it.
-    T::with_pool(|p| p.give(buf));
+    T::with_pool(|p| p.for_bytes(bytes).give(buf));
+    if bytes >= HUGE_MIN_BYTES {
+      start_reaper();
+    }
   }
+}
+
+/// Whether a reaper thread is running (or being started).
+static REAPER: AtomicBool = AtomicBool::new(false);
+
+/// Starts the thread that frees idle huge buffers, unless one is running. If no
+/// thread can be started, idle huge buffers wait for a later `give` to try
+/// again (still bounded by `HUGE_MAX_BYTES`).
+fn start_reaper() {
+  if REAPER.swap(true, Ordering::SeqCst) {
+    return;
+  }
+  let started = std::thread::Builder::new()
+    .name("readfile-utf8-pool".into())
+    .spawn(reap);
+  if started.is_err() {
+    REAPER.store(false, Ordering::SeqCst);
+  }
+}
+
+/// The reaper: every quarter of `HUGE_KEEP_FOR`, frees the huge buffers idle
+/// for longer than that; ends when none is left.
+fn reap() {
+  loop {
+    std::thread::sleep(HUGE_KEEP_FOR / 4);
+    if expire_huge() > 0 {
+      continue;
+    }
+    REAPER.store(false, Ordering::SeqCst);
+    // A buffer given back between the count and the store above saw a running
+    // reaper and started none: carry on for it, unless a new reaper did.
+    if expire_huge() == 0 || REAPER.swap(true, Ordering::SeqCst) {
+      return;
+    }
+  }
+}
+
+/// Frees the huge buffers idle for longer than `HUGE_KEEP_FOR`; returns how
+/// many huge buffers are still pooled.
+fn expire_huge() -> usize {
+  fn expire<T: Pooled>(cutoff: Instant) -> usize {
+    let mut expired = Vec::new();
+    let left = T::with_pool(|p| {
+      p.huge.expire(cutoff, &mut expired);
+      p.huge.free.len()
+    });
+    drop(expired); // freed outside the lock
+    left.unwrap_or(0)
+  }
+  let Some(cutoff) = Instant::now().checked_sub(HUGE_KEEP_FOR) else {
+    return 1; // the clock is younger than HUGE_KEEP_FOR: nothing can be old yet
+  };
+  expire::<u8>(cutoff) + expire::<u16>(cutoff)
 }
 
 #[cfg(test)]
@@ -142,7 +268,7 @@ mod tests {
   // concurrently, which could take a buffer between a give and a take.
   #[test]
   fn recycles_fitting_buffers_and_stays_bounded() {
-    let mut pool = Pool::<u16>::new();
+    let mut pool = Pool::<u16>::new(POOL_MAX_BYTES);
     let big = Vec::<u16>::with_capacity(100_000);
     let ptr = big.as_ptr();
     pool.give(big);
@@ -153,7 +279,7 @@ mod tests {
     pool.give(again);
     // Far too large a buffer for the request is not used.
     assert!(pool.take(10_000).is_none());
-    let mut bytes = Pool::<u8>::new();
+    let mut bytes = Pool::<u8>::new(POOL_MAX_BYTES);
     for _ in 0..200 {
       bytes.give(Vec::<u8>::with_capacity(1 << 20));
     }
@@ -177,6 +303,42 @@ mod tests {
     .join()
     .unwrap();
     assert_eq!(taken, ptr, "the buffer was recycled across threads");
-    assert!(UNITS.lock().unwrap().bytes <= POOL_MAX_BYTES);
+    assert!(UNITS.lock().unwrap().huge.bytes <= HUGE_MAX_BYTES);
+  }
+
+  #[test]
+  fn idle_buffers_expire_and_fresh_ones_stay() {
+    let mut pool = Pool::<u8>::new(HUGE_MAX_BYTES);
+    pool.give(Vec::with_capacity(HUGE_MIN_BYTES));
+    let cutoff = Instant::now();
+    pool.give(Vec::with_capacity(HUGE_MIN_BYTES + 1));
+    let mut expired = Vec::new();
+    pool.expire(cutoff, &mut expired);
+    assert_eq!(expired.len(), 1, "the buffer given before the cutoff expires");
+    assert_eq!(expired[0].capacity(), HUGE_MIN_BYTES);
+    assert_eq!(pool.free.len(), 1);
+    assert_eq!(pool.bytes, HUGE_MIN_BYTES + 1, "the pool's byte count follows");
+  }
+
+  #[test]
+  fn the_reaper_frees_idle_huge_buffers_and_ends() {
+    // An odd size no other test asks for; u8, which the other cross-thread test
+    // does not use.
+    give(Vec::<u8>::with_capacity(HUGE_MIN_BYTES + 12_345));
+    let pooled = || {
+      BYTES
+        .lock()
+        .unwrap()
+        .huge
+        .free
+        .iter()
+        .any(|idle| idle.buf.capacity() == HUGE_MIN_BYTES + 12_345)
+    };
+    assert!(pooled(), "kept for a moment");
+    let deadline = Instant::now() + HUGE_KEEP_FOR * 4;
+    while (pooled() || REAPER.load(Ordering::SeqCst)) && Instant::now() < deadline {
+      std::thread::sleep(HUGE_KEEP_FOR / 10);
+    }
+    assert!(!pooled(), "freed after HUGE_KEEP_FOR");
   }
 }
