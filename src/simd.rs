@@ -43,6 +43,33 @@ pub fn append_utf16(src: &str, dst: &mut Vec<u16>) {
   unsafe { dst.set_len(dst.len() + written) };
 }
 
+/// Appends to `dst` the UTF-16 of the part of `bytes` before simdutf's first
+/// error, validating and converting in one pass; returns that part's length
+/// (`bytes.len()` if there is no error). The caller confirms the error is where
+/// simdutf says (see `transcode::append_lossy_simd`).
+///
+/// On an error simdutf returns the error's position, not the units written:
+/// they are counted again over the valid part (a counting pass over bytes just
+/// read, much cheaper than the second validation it replaces).
+pub fn append_utf16_up_to_error(bytes: &[u8], dst: &mut Vec<u16>) -> usize {
+  dst.reserve(bytes.len());
+  let room = dst.spare_capacity_mut();
+  // SAFETY: `room` has at least `bytes.len()` units, the most any input of that
+  // length converts to; the borrows cannot overlap.
+  let result =
+    unsafe { simdutf::convert_utf8_to_utf16le_with_errors(bytes.as_ptr(), bytes.len(), room.as_mut_ptr().cast()) };
+  let (valid, units) = if result.error == simdutf::ErrorCode::Success {
+    (bytes.len(), result.count)
+  } else {
+    let valid = result.count.min(bytes.len());
+    (valid, simdutf::utf16_length_from_utf8(&bytes[..valid]))
+  };
+  let units = units.min(room.len());
+  // SAFETY: simdutf converted the valid part, `units` units, to the start of `room`.
+  unsafe { dst.set_len(dst.len() + units) };
+  valid
+}
+
 /// UTF-16 of `bytes` if they are valid UTF-8 (one validating pass; large inputs
 /// on two threads), in a buffer from the pool; `None` if they are not valid.
 pub fn try_utf16(bytes: &[u8]) -> Option<Vec<u16>> {

@@ -125,14 +125,61 @@ fn decode_lossy(bytes: &[u8], simd: bool) -> Vec<u16> {
   out
 }
 
-/// SIMD-validate up to each error, SIMD-convert the valid run, write U+FFFD for
-/// the maximal invalid subpart (simdutf8's `error_len` is std's, which is
-/// exactly WHATWG's), continue after it. Where errors turn out dense, the rest
-/// goes to encoding_rs, whose WHATWG decoder gives the same result from any
-/// point just after an error.
+/// Validate and convert each valid run in one simdutf pass, write U+FFFD for
+/// the maximal invalid subpart after it (std's `error_len`, which is exactly
+/// WHATWG's), continue after that. Where errors turn out dense, the rest goes
+/// to encoding_rs, whose WHATWG decoder gives the same result from any point
+/// just after an error. Invalid 4 MiB mixed text: 1.40 ms vs 1.74 ms for
+/// validating with simdutf8 first and then converting (64 MiB: 30 vs 36 ms).
 fn append_lossy_simd(bytes: &[u8], out: &mut Vec<u16>) {
   let mut rest = bytes;
   let mut errors = 0;
+  loop {
+    let start = out.len();
+    let valid = simd::append_utf16_up_to_error(rest, out);
+    if valid == rest.len() {
+      return;
+    }
+    let Some(invalid) = maximal_subpart_at(rest, valid) else {
+      // simdutf's error position is not where std puts the error: trust std.
+      out.truncate(start);
+      append_lossy_checked(rest, out);
+      return;
+    };
+    out.push(0xFFFD);
+    errors += 1;
+    rest = &rest[valid + invalid..];
+    let consumed = bytes.len() - rest.len();
+    if errors >= DENSE_MIN_ERRORS && errors * DENSE_ERROR_SPACING > consumed {
+      append_lossy_scalar(rest, out);
+      return;
+    }
+  }
+}
+
+/// The length of the maximal invalid subpart at `at`, if `bytes[..at]` ends on
+/// a whole character and an invalid sequence starts at `at`; `None` otherwise.
+/// Looks at a few bytes either side only: the part before is taken as checked.
+fn maximal_subpart_at(bytes: &[u8], at: usize) -> Option<usize> {
+  // The last character before `at` must be whole (its lead is at most 3 back).
+  if let Some(lead) = (at.saturating_sub(4)..at).rev().find(|&i| bytes[i] & 0xC0 != 0x80) {
+    std::str::from_utf8(&bytes[lead..at]).ok()?;
+  } else if at > 0 {
+    return None; // only continuation bytes before `at`
+  }
+  // A sequence is whole or broken within 4 bytes.
+  let window = &bytes[at..bytes.len().min(at + 4)];
+  match std::str::from_utf8(window) {
+    Err(e) if e.valid_up_to() == 0 => Some(e.error_len().unwrap_or(window.len())),
+    _ => None,
+  }
+}
+
+/// The lossy decoder that validates with simdutf8 before converting each run:
+/// a pass more than `append_lossy_simd`, kept for the case where simdutf's and
+/// std's error positions disagree.
+fn append_lossy_checked(bytes: &[u8], out: &mut Vec<u16>) {
+  let mut rest = bytes;
   loop {
     let (valid, after_error) = split_at_first_error(rest);
     simd::append_utf16(valid, out);
@@ -140,13 +187,7 @@ fn append_lossy_simd(bytes: &[u8], out: &mut Vec<u16>) {
       return;
     };
     out.push(0xFFFD);
-    errors += 1;
     rest = after_error;
-    let consumed = bytes.len() - rest.len();
-    if errors >= DENSE_MIN_ERRORS && errors * DENSE_ERROR_SPACING > consumed {
-      append_lossy_scalar(rest, out);
-      return;
-    }
   }
 }
 
@@ -220,6 +261,40 @@ mod tests {
     for c in cases {
       assert_eq!(as_utf16(decode(c.to_vec())), reference(c), "{c:?}");
     }
+  }
+
+  #[test]
+  fn maximal_subpart_at_confirms_only_true_error_positions() {
+    let text = "a\u{e9}\u{4e2d}\u{1f600}".as_bytes(); // 1 + 2 + 3 + 4 bytes
+    let with = |tail: &[u8]| [text, tail].concat();
+    // True error starts, after a whole character: std's error_len.
+    assert_eq!(maximal_subpart_at(&with(b"\xff"), 10), Some(1));
+    assert_eq!(maximal_subpart_at(&with(b"\xe4\xb8A"), 10), Some(2));
+    assert_eq!(
+      maximal_subpart_at(&with(b"\xf0\x9f\x98"), 10),
+      Some(3),
+      "truncated at the end"
+    );
+    assert_eq!(maximal_subpart_at(b"\x80", 0), Some(1));
+    // Not an error start: a valid character, or inside a broken sequence.
+    assert_eq!(maximal_subpart_at(&with(b"ok"), 10), None);
+    assert_eq!(maximal_subpart_at(&with(b"\xe4\xb8A"), 11), None, "the lead is before");
+    assert_eq!(maximal_subpart_at(&with(b"\xe4\xb8A"), 12), None, "after the subpart");
+    // The part before does not end on a whole character.
+    assert_eq!(maximal_subpart_at(text, 9), None);
+    assert_eq!(maximal_subpart_at(b"\x80\x80\x80\x80\xff", 4), None);
+  }
+
+  #[test]
+  fn the_checked_fallback_matches_std_lossy() {
+    let mut bytes = "\u{e9}x\u{4e2d}\u{1f600}".repeat(3000).into_bytes();
+    for (n, i) in (5..bytes.len()).step_by(331).enumerate() {
+      bytes[i] = [0xff, 0x80, 0xe4, 0xf0, 0xc0][n % 5];
+    }
+    bytes.extend_from_slice(b"\xf0\x9f\x98");
+    let mut out = Vec::new();
+    append_lossy_checked(&bytes, &mut out);
+    assert_eq!(out, reference(&bytes));
   }
 
   #[test]
