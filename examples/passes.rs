@@ -36,7 +36,10 @@ fn main() {
     unsafe { simdutf::convert_valid_utf8_to_latin1(bytes.as_ptr(), bytes.len(), out.as_mut_ptr()) }
   });
   time("simdutf utf16_length", n, || simdutf::utf16_length_from_utf8(&bytes));
-  time("simd try_utf16", n, || readfile_utf8::simd::try_utf16(&bytes));
+  time("simd append_utf16_up_to_error", n, || {
+    let mut out = Vec::new();
+    readfile_utf8::simd::append_utf16_up_to_error(&bytes, &mut out)
+  });
   time("simdutf conv_with_errors", n, || {
     let mut out = vec![0u16; bytes.len()];
     unsafe { simdutf::convert_utf8_to_utf16le_with_errors(bytes.as_ptr(), bytes.len(), out.as_mut_ptr()) }.count

@@ -180,9 +180,10 @@ pub fn take<T: Pooled>(capacity: usize) -> Vec<T> {
   // A huge buffer gets a huge page more than asked, rounded to whole huge
   // pages (address space only: pages never written cost nothing), so that it
   // fits the next request of about the same size: the steps of one read ask
-  // for n and n + 1 units of the same file. Measured: every lossy decode of a
-  // 64 MiB file missed the pool by that one unit and paid for 128 MiB of fresh
-  // memory.
+  // for n and n + 1 elements of the same file (the Latin-1 attempt n bytes,
+  // the read buffer n + 1). Measured when a UTF-16 attempt (n units) still
+  // came before the lossy decoder (n + 1): every lossy decode of a 64 MiB file
+  // missed the pool by that one unit and paid for 128 MiB of fresh memory.
   let capacity = if bytes >= HUGE_MIN_BYTES {
     (bytes + HUGE_PAGE).next_multiple_of(HUGE_PAGE) / std::mem::size_of::<T>()
   } else {
@@ -323,7 +324,7 @@ mod tests {
 
   #[test]
   fn a_huge_buffer_fits_the_next_request_one_unit_longer() {
-    // As try_utf16 (n units) and the lossy decoder (n + 1) ask, on one read.
+    // As two steps of one read may ask (n, then n + 1 elements).
     // u16 and an odd size no other test uses.
     const UNITS_WANTED: usize = (HUGE_MIN_BYTES + 777_777) / 2;
     let first = take::<u16>(UNITS_WANTED);

@@ -28,8 +28,11 @@ fn self_test() -> bool {
   let mixed = "plain \u{e9}\u{ff} text \u{4e2d}\u{1f600} ".repeat(8);
   let latin1 = "caf\u{e9} \u{ff}\u{80} ".repeat(8);
   let expected_utf16: Vec<u16> = mixed.encode_utf16().collect();
-  try_utf16(mixed.as_bytes()) == Some(expected_utf16)
-    && try_utf16(b"ok \xff").is_none()
+  let (mut whole, mut cut) = (Vec::new(), Vec::new());
+  append_utf16_up_to_error(mixed.as_bytes(), &mut whole) == mixed.len()
+    && whole == expected_utf16
+    && append_utf16_up_to_error(b"ok \xff", &mut cut) == 3
+    && cut == [0x6f, 0x6b, 0x20]
     && try_latin1(latin1.as_bytes()) == Some(latin1.chars().map(|c| c as u8).collect::<Vec<u8>>())
     && try_latin1(b"\xc3").is_none()
 }
@@ -68,12 +71,6 @@ pub fn append_utf16_up_to_error(bytes: &[u8], dst: &mut Vec<u16>) -> usize {
   // SAFETY: simdutf converted the valid part, `units` units, to the start of `room`.
   unsafe { dst.set_len(dst.len() + units) };
   valid
-}
-
-/// UTF-16 of `bytes` if they are valid UTF-8 (one validating pass; large inputs
-/// on two threads), in a buffer from the pool; `None` if they are not valid.
-pub fn try_utf16(bytes: &[u8]) -> Option<Vec<u16>> {
-  crate::parallel::convert(bytes, utf16_into)
 }
 
 /// Latin-1 of `bytes` if they are valid UTF-8 with every code point ≤ U+00FF

@@ -204,14 +204,19 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
 
   // The validating simdutf converters (serial or on two threads by size).
   if simd::available() {
-    let utf16 = simd::try_utf16(bytes);
-    match valid {
-      Some(_) => {
-        let got = utf16.unwrap_or_default();
-        prop_assert!(got == expected, "try_utf16: {}", first_difference(&got, &expected));
-      }
-      None => prop_assert!(utf16.is_none(), "try_utf16 accepted invalid UTF-8"),
-    }
+    // Converts exactly the valid prefix (std's valid_up_to), appending it.
+    let valid_up_to = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
+    let mut utf16 = vec![0x2a];
+    let converted = simd::append_utf16_up_to_error(bytes, &mut utf16);
+    prop_assert_eq!(converted, valid_up_to, "append_utf16_up_to_error stopped elsewhere");
+    let prefix: Vec<u16> = std::iter::once(0x2a)
+      .chain(String::from_utf8_lossy(&bytes[..valid_up_to]).encode_utf16())
+      .collect();
+    prop_assert!(
+      utf16 == prefix,
+      "append_utf16_up_to_error: {}",
+      first_difference(&utf16, &prefix)
+    );
     let latin1 = simd::try_latin1(bytes);
     if fits_latin1 {
       let got: Vec<u16> = latin1.unwrap_or_default().into_iter().map(u16::from).collect();
