@@ -6,9 +6,10 @@
 //! we check it once on known input and otherwise use the pure-Rust path.
 //!
 //! The converters used are simdutf's validating ones (they return 0 on input
-//! they cannot convert), and every output is checked here to have room for one
-//! code unit per input byte, the most any input converts to, so no caller can
-//! pass a buffer that is too small.
+//! they cannot convert, or, the one with errors, where the first error is),
+//! and every output is checked or reserved here to have room for one code unit
+//! per input byte, the most any input converts to, so no caller can pass a
+//! buffer that is too small.
 
 use std::mem::MaybeUninit;
 use std::sync::OnceLock;
