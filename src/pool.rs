@@ -5,13 +5,13 @@
 //!
 //! One pool per process, shared by all threads and bounded in total bytes;
 //! small buffers go straight to the allocator, and huge ones are kept only for
-//! a moment (a reaper thread frees them after a second unused). It must be shared: finalizers
-//! give buffers back on the JS thread that made the string, while async reads
-//! take theirs on libuv's pool threads. With one pool per thread the JS thread's
-//! pool filled up with buffers no async read could reuse (up to 64 MiB per
-//! element type, held idle for good), and every async read page-faulted a fresh
-//! buffer: 10^5 async reads of 1 MiB files at concurrency 64 peaked at ~335 MiB
-//! RSS (~200 MiB shared).
+//! a moment (a reaper thread frees them after a second unused). It must be
+//! shared: finalizers give buffers back on the JS thread that made the string,
+//! while async reads take theirs on libuv's pool threads. With one pool per
+//! thread the JS thread's pool filled up with buffers no async read could reuse
+//! (up to 64 MiB per element type, held idle for good), and every async read
+//! page-faulted a fresh buffer: 10^5 async reads of 1 MiB files at concurrency
+//! 64 peaked at ~335 MiB RSS (~200 MiB shared).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;

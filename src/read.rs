@@ -177,14 +177,16 @@ pub const SPLIT_READ_MIN_BYTES: usize = 4 << 20;
 
 /// Reads the `size` bytes of a regular file at offset 0 as two halves, each by
 /// its own thread with pread(2) (which leaves the fd's offset alone), each
-/// half checked for ASCII chunk by chunk while hot. Returns the known-ASCII
-/// prefix, or `None` when the file turned out not to be `size` bytes long (it
-/// changed since fstat) or no thread could be started: the caller then reads it
-/// the plain way, from offset 0 again.
+/// half checked for ASCII chunk by chunk while hot. The second half asks for
+/// one byte more, as `read_sized` does: getting it means the file grew. Returns
+/// the known-ASCII prefix, or `None` when the file turned out not to be `size`
+/// bytes long (it changed since fstat) or no thread could be started: the
+/// caller then reads it the plain way, from offset 0 again. `buf` must have
+/// room for `size + 1` bytes.
 fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>) -> Result<Option<usize>, ReadError> {
   // The split sits on a page boundary, so both halves copy whole pages.
   let split = (size / 2) & !4095;
-  let room = &mut buf.spare_capacity_mut()[..size];
+  let room = &mut buf.spare_capacity_mut()[..size + 1];
   let (left, right) = room.split_at_mut(split);
   let halves = crate::parallel::both(
     || pread_checking_ascii(fd, left, 0),
@@ -194,8 +196,7 @@ fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>) -> Result<Option<usize
     return Ok(None);
   };
   let ((left_read, left_ascii), (right_read, right_ascii)) = (left?, right?);
-  // One byte more at `size` must be EOF, or the file grew.
-  if left_read != split || right_read != size - split || pread_one_byte_at(fd, size)? {
+  if left_read != split || right_read != size - split {
     return Ok(None);
   }
   // SAFETY: the two preads initialised all `size` bytes of the spare capacity.
@@ -207,29 +208,29 @@ fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>) -> Result<Option<usize
   }))
 }
 
-/// Fills `dst` from the file at `offset` with pread(2) in `CHUNK_BYTES` pieces
-/// until it is full or EOF; returns the bytes read and whether they are all ASCII.
+/// Fills `dst` from a regular file at `offset` with pread(2) in `CHUNK_BYTES`
+/// pieces (the last one takes a shorter tail with it, such as the one byte more
+/// that detects growth) until it is full or a short read (EOF, for a regular
+/// file); returns the bytes read and whether they are all ASCII.
 fn pread_checking_ascii(fd: RawFd, dst: &mut [MaybeUninit<u8>], offset: usize) -> Result<(usize, bool), ReadError> {
   let mut done = 0;
   let mut ascii = true;
   while done < dst.len() {
-    let end = dst.len().min(done + CHUNK_BYTES);
+    let end = if dst.len() - done < 2 * CHUNK_BYTES {
+      dst.len()
+    } else {
+      done + CHUNK_BYTES
+    };
     let n = pread_retrying(fd, &mut dst[done..end], offset + done)?;
-    if n == 0 {
-      break;
-    }
     // SAFETY: pread(2) initialised these `n` bytes.
     let chunk = unsafe { std::slice::from_raw_parts(dst[done..].as_ptr().cast::<u8>(), n) };
     ascii = ascii && chunk.is_ascii();
     done += n;
+    if done < end {
+      break;
+    }
   }
   Ok((done, ascii))
-}
-
-/// True if the file has at least one byte at `offset`.
-fn pread_one_byte_at(fd: RawFd, offset: usize) -> Result<bool, ReadError> {
-  let mut byte = [MaybeUninit::<u8>::uninit()];
-  Ok(pread_retrying(fd, &mut byte, offset)? > 0)
 }
 
 /// One pread(2) into `dst` (retried on EINTR); returns the byte count.

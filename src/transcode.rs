@@ -1,9 +1,9 @@
 //! Step 3 of the pipeline: turn the read bytes into the code units of a JS string,
 //! by the route `classify` picks (with simdutf, the Latin-1 converter itself
-//! tells Latin-1 text from wide text; see `decode_simd`). ASCII bytes are used as they are; valid text
-//! is validated and converted in one simdutf pass when simdutf's self-test
-//! passed, otherwise by simdutf8 + encoding_rs; invalid text is decoded with
-//! U+FFFD replacement exactly as Node does.
+//! tells Latin-1 text from wide text; see `decode_simd`). ASCII bytes are used
+//! as they are; valid text is validated and converted in one simdutf pass when
+//! simdutf's self-test passed, otherwise by simdutf8 + encoding_rs; invalid
+//! text is decoded with U+FFFD replacement exactly as Node does.
 
 use crate::classify::{classify_after_ascii, is_ascii_after, Class};
 use crate::simd;
@@ -114,8 +114,10 @@ fn append_lossy_scalar(bytes: &[u8], out: &mut Vec<u16>) {
 const DENSE_ERROR_SPACING: usize = 64;
 const DENSE_MIN_ERRORS: usize = 16;
 
-/// Invalid UTF-8, decoded with U+FFFD replacement; large inputs are decoded as
-/// two halves on two threads (see `parallel::append_halves`).
+/// Any bytes decoded to UTF-16 with U+FFFD replacement: invalid input on both
+/// routes, and with simdutf all wide text (valid text has no error to replace).
+/// Large inputs are decoded as two halves on two threads (see
+/// `parallel::append_halves`).
 fn decode_lossy(bytes: &[u8], simd: bool) -> Vec<u16> {
   let append = if simd { append_lossy_simd } else { append_lossy_scalar };
   if bytes.len() >= crate::parallel::PARALLEL_MIN_BYTES {

@@ -162,7 +162,8 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
   let expected = reference(bytes);
   let std_lossy: Vec<u16> = String::from_utf8_lossy(bytes).encode_utf16().collect();
   prop_assert!(expected == std_lossy, "the two references disagree");
-  let valid = std::str::from_utf8(bytes).ok();
+  let checked = std::str::from_utf8(bytes);
+  let valid = checked.ok();
   let fits_latin1 = valid.is_some_and(|s| s.chars().all(|c| (c as u32) <= 0xff));
 
   // classify: exactly the documented byte-range classes.
@@ -205,7 +206,7 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
   // The validating simdutf converters (serial or on two threads by size).
   if simd::available() {
     // Converts exactly the valid prefix (std's valid_up_to), appending it.
-    let valid_up_to = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
+    let valid_up_to = checked.map_or_else(|e| e.valid_up_to(), str::len);
     let mut utf16 = vec![0x2a];
     let converted = simd::append_utf16_up_to_error(bytes, &mut utf16);
     prop_assert_eq!(converted, valid_up_to, "append_utf16_up_to_error stopped elsewhere");
