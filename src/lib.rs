@@ -17,6 +17,7 @@ pub mod pool;
 pub mod raw_call;
 pub mod read;
 pub mod simd;
+pub mod syscall;
 pub mod transcode;
 
 use std::cell::RefCell;

@@ -8,12 +8,11 @@
 //! devices, terminals) are read in a growing loop until read returns 0. EINTR is
 //! retried everywhere.
 
-use std::fs::{File, OpenOptions};
 use std::io;
 use std::mem::MaybeUninit;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::io::{AsRawFd, RawFd};
+use std::os::unix::io::RawFd;
+
+use crate::syscall;
 
 /// The syscall that failed, so the JS layer can build fs's error (`syscall` field).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,10 +76,9 @@ fn read_path_limited_into(path: &[u8], flags: i32, limit: usize, buf: &mut Vec<u
   if path.contains(&0) {
     return Err(ReadError::NulInPath);
   }
-  let file = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;
-  // Dropping `file` closes it on every path out of here; a close error is not
-  // reported, since by then the whole file has been read.
-  read_open_fd(file.as_raw_fd(), Position::Start, limit, buf)
+  let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;
+  // Dropping `fd` closes it on every path out of here.
+  read_open_fd(fd.raw(), Position::Start, limit, buf)
 }
 
 /// Like `read_fd`, into `buf` (its old contents are dropped); returns the
@@ -97,14 +95,15 @@ enum Position {
   Unknown,
 }
 
-fn open(path: &[u8], flags: i32) -> io::Result<File> {
-  let access = flags & libc::O_ACCMODE;
-  OpenOptions::new()
-    .read(access != libc::O_WRONLY)
-    .write(access != libc::O_RDONLY)
-    // std always adds O_CLOEXEC; O_CREAT uses mode 0o666 like Node.
-    .custom_flags(flags & !libc::O_ACCMODE)
-    .open(std::ffi::OsStr::from_bytes(path))
+/// Opens `path` (O_CLOEXEC added, O_CREAT with mode 0o666 like Node), retried
+/// on EINTR (an open of a FIFO blocks until a writer comes).
+fn open(path: &[u8], flags: i32) -> io::Result<syscall::OwnedFd> {
+  loop {
+    match syscall::open(path, flags) {
+      Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+      result => return result,
+    }
+  }
 }
 
 fn read_open_fd(fd: RawFd, position: Position, limit: usize, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
@@ -235,8 +234,7 @@ fn pread_checking_ascii(fd: RawFd, dst: &mut [MaybeUninit<u8>], offset: usize) -
 
 /// One pread(2) into `dst` (retried on EINTR); returns the byte count.
 fn pread_retrying(fd: RawFd, dst: &mut [MaybeUninit<u8>], offset: usize) -> Result<usize, ReadError> {
-  // SAFETY: `dst` is valid for writes of `dst.len()` bytes for the whole call.
-  retrying_eintr(|| unsafe { libc::pread(fd, dst.as_mut_ptr().cast(), dst.len(), offset as libc::off_t) })
+  retrying_eintr(|| syscall::pread(fd, dst, offset))
 }
 
 /// Makes a read(2)-like call until it is not interrupted (EINTR); returns its
@@ -268,14 +266,7 @@ fn grow_until_eof(fd: RawFd, buf: &mut Vec<u8>) -> Result<(), ReadError> {
 
 /// (is a regular file, st_size) from fstat.
 fn file_kind_and_size(fd: RawFd) -> io::Result<(bool, usize)> {
-  let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-  // SAFETY: fstat writes a full `struct stat` into `st` and reads nothing else;
-  // any fd number is allowed (a bad one fails with EBADF).
-  if unsafe { libc::fstat(fd, st.as_mut_ptr()) } != 0 {
-    return Err(io::Error::last_os_error());
-  }
-  // SAFETY: fstat returned 0, so it initialised `st`.
-  let st = unsafe { st.assume_init() };
+  let st = syscall::fstat(fd)?;
   Ok(((st.st_mode & libc::S_IFMT) == libc::S_IFREG, st.st_size as usize))
 }
 
@@ -286,8 +277,7 @@ fn read_appending(fd: RawFd, buf: &mut Vec<u8>, limit: usize) -> Result<usize, R
   let spare = buf.spare_capacity_mut();
   let room = limit.min(spare.len());
   let spare = &mut spare[..room];
-  // SAFETY: `spare` is valid for writes of `spare.len()` bytes for the whole call.
-  let n = retrying_eintr(|| unsafe { libc::read(fd, spare.as_mut_ptr().cast(), spare.len()) })?;
+  let n = retrying_eintr(|| syscall::read(fd, spare))?;
   // SAFETY: read(2) initialised the first `n` bytes of the spare capacity.
   unsafe { buf.set_len(buf.len() + n) };
   Ok(n)
@@ -303,7 +293,10 @@ fn os_error(e: io::Error, syscall: Syscall) -> ReadError {
 #[cfg(test)]
 mod tests {
   use super::*;
+  use std::fs::File;
   use std::io::Write;
+  use std::os::unix::ffi::OsStrExt;
+  use std::os::unix::io::AsRawFd;
 
   #[test]
   fn reads_whole_file_and_reports_enoent() {

@@ -1,0 +1,98 @@
+//! The syscalls of a read (openat, fstat, read, pread, close), made directly with
+//! `syscall(2)` rather than through glibc's wrappers and `std::fs::File`.
+//!
+//! glibc's open, read, pread and close are pthread cancellation points: each
+//! switches asynchronous cancellation on and off around the kernel call, and
+//! std's `File::open` adds its own checks and a copy of the path. For a small
+//! file those layers are a visible part of the whole read: 64 B file, Node 26,
+//! two builds in one process, 30 alternating blocks: 1347 → 1259 ns per call
+//! (1 KiB: 1463 → 1364 ns; 1 KiB of CJK text: 1714 → 1585 ns). Nothing here
+//! retries EINTR; the caller decides (read.rs retries reads and opens).
+
+use std::ffi::c_long;
+use std::io;
+use std::mem::MaybeUninit;
+use std::os::unix::io::RawFd;
+
+/// Paths up to this many bytes are NUL-terminated on the stack, longer ones on
+/// the heap (std's limit for the same trick is 384 bytes).
+const STACK_PATH_BYTES: usize = 512;
+
+/// An fd we opened; dropping it closes it. A close error is not reported: by
+/// then the file has been read (Node ignores it too, in its synchronous read).
+pub struct OwnedFd(RawFd);
+
+impl OwnedFd {
+  pub fn raw(&self) -> RawFd {
+    self.0
+  }
+}
+
+impl Drop for OwnedFd {
+  fn drop(&mut self) {
+    // SAFETY: close takes any integer; this fd is ours and closed only here.
+    unsafe { libc::syscall(libc::SYS_close, self.0 as c_long) };
+  }
+}
+
+/// openat(AT_FDCWD, path, flags | O_CLOEXEC, 0o666): `flags` are passed as fs
+/// passes them (access mode and all), and new files get Node's mode. `path`
+/// must not contain a NUL byte (the caller checks: fs rejects such paths).
+pub fn open(path: &[u8], flags: i32) -> io::Result<OwnedFd> {
+  let mut stack = [0u8; STACK_PATH_BYTES];
+  let heap: Vec<u8>;
+  let terminated: &[u8] = if path.len() < STACK_PATH_BYTES {
+    stack[..path.len()].copy_from_slice(path);
+    &stack[..=path.len()]
+  } else {
+    heap = [path, b"\0"].concat();
+    &heap
+  };
+  // SAFETY: `terminated` is a NUL-terminated string that lives through the call.
+  let fd = unsafe {
+    libc::syscall(
+      libc::SYS_openat,
+      libc::AT_FDCWD as c_long,
+      terminated.as_ptr(),
+      (flags | libc::O_CLOEXEC) as c_long,
+      0o666 as c_long,
+    )
+  };
+  if fd < 0 {
+    Err(io::Error::last_os_error())
+  } else {
+    Ok(OwnedFd(fd as RawFd))
+  }
+}
+
+/// fstat(2) of `fd`.
+pub fn fstat(fd: RawFd) -> io::Result<libc::stat> {
+  let mut st = MaybeUninit::<libc::stat>::uninit();
+  // SAFETY: fstat writes a full `struct stat` into `st` and reads nothing else;
+  // any fd number is allowed (a bad one fails with EBADF).
+  if unsafe { libc::syscall(libc::SYS_fstat, fd as c_long, st.as_mut_ptr()) } != 0 {
+    return Err(io::Error::last_os_error());
+  }
+  // SAFETY: fstat returned 0, so it initialised `st`.
+  Ok(unsafe { st.assume_init() })
+}
+
+/// read(2) into `dst`: the byte count, or -1 with errno set.
+pub fn read(fd: RawFd, dst: &mut [MaybeUninit<u8>]) -> isize {
+  // SAFETY: `dst` is valid for writes of `dst.len()` bytes for the whole call.
+  unsafe { libc::syscall(libc::SYS_read, fd as c_long, dst.as_mut_ptr(), dst.len()) as isize }
+}
+
+/// pread(2) into `dst` at `offset`: the byte count, or -1 with errno set.
+pub fn pread(fd: RawFd, dst: &mut [MaybeUninit<u8>], offset: usize) -> isize {
+  // SAFETY: `dst` is valid for writes of `dst.len()` bytes for the whole call.
+  unsafe {
+    libc::syscall(
+      libc::SYS_pread64,
+      fd as c_long,
+      dst.as_mut_ptr(),
+      dst.len(),
+      offset as c_long,
+    ) as isize
+  }
+}
