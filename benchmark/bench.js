@@ -41,6 +41,8 @@ Options:
                                 with the main thread's event-loop delay
                       decode    decodeUtf8 vs buffer.toString('utf8') and TextDecoder
                       register  require('typescript') with and without readfile-utf8/register
+                      floor     the read step and the string step timed alone, and the caps
+                                on the speed-up over fs that they set
                       all       every suite above, in that order
   -h, --help          this text
 
@@ -90,8 +92,8 @@ function parseOptions(argv) {
   }
   const suites = list(values.suite)
   for (const suite of suites) {
-    if (!['read', 'all', 'async', 'decode', 'register'].includes(suite)) {
-      throw new UsageError(`unknown suite '${suite}' (known: read, async, decode, register, all)`)
+    if (!['read', 'all', ...OTHER_SUITES].includes(suite)) {
+      throw new UsageError(`unknown suite '${suite}' (known: read, ${OTHER_SUITES.join(', ')}, all)`)
     }
   }
   const positive = (name, text) => {
@@ -156,7 +158,7 @@ function verify(readFileUtf8, file, content, size) {
 }
 
 /** The suites beside the read matrix: separate scripts, run with this same Node. */
-const OTHER_SUITES = ['async', 'decode', 'register']
+const OTHER_SUITES = ['async', 'decode', 'register', 'floor']
 
 function runSuiteScript(suite) {
   const { spawnSync } = require('node:child_process')

@@ -98,11 +98,16 @@ pub const TOO_BIG_FOR_US: i32 = -3;
 
 impl From<ReadError> for Outcome {
   fn from(e: ReadError) -> Self {
-    Outcome::Failure(match e {
-      ReadError::Os { errno, syscall } => errno * 8 + syscall as i32,
-      ReadError::NulInPath => NUL_IN_PATH,
-      ReadError::TooLarge => TOO_BIG_FOR_US,
-    })
+    Outcome::Failure(failure_code(e))
+  }
+}
+
+/// The failure code JS decodes into fs's error (lib/errors.js).
+pub fn failure_code(e: ReadError) -> i32 {
+  match e {
+    ReadError::Os { errno, syscall } => errno * 8 + syscall as i32,
+    ReadError::NulInPath => NUL_IN_PATH,
+    ReadError::TooLarge => TOO_BIG_FOR_US,
   }
 }
 

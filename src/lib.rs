@@ -57,6 +57,18 @@ pub(crate) fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Resul
   })
 }
 
+/// Reads with `read` into the scratch buffer and returns only the byte count,
+/// or the failure code: the read step alone, for the benchmark's floor suite.
+pub(crate) fn read_only(read: impl FnOnce(&mut Vec<u8>) -> Result<usize, ReadError>) -> Result<usize, i32> {
+  SCRATCH.with_borrow_mut(|buf| {
+    let result = read(buf).map(|_| buf.len()).map_err(js_string::failure_code);
+    if buf.capacity() > SCRATCH_KEEP_BYTES {
+      pool::give(std::mem::take(buf));
+    }
+    result
+  })
+}
+
 fn string_from_bytes(env: &Env, bytes: &mut Vec<u8>, ascii_prefix: usize) -> Reply {
   // Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or
   // more, whatever it decodes to (measured on Node 20 and 26), so do we.

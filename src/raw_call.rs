@@ -1,5 +1,7 @@
 //! `readPath(path: string, flags: number): string | number`, the hot call, as a
 //! plain Node-API callback: the string-path read that `readFileUtf8` makes.
+//! Beside it `readPathLength(path, flags): number`, its read step alone, which
+//! the benchmark times to show how much of a read is reading.
 //!
 //! A `#[napi]` function pays per call for napi-rs's generic machinery: a
 //! borrow scope opened and closed around the call, and the path argument
@@ -22,6 +24,37 @@ const STACK_PATH_BYTES: usize = 1024;
 /// failure code (see `js_string::Outcome`). Throws a TypeError on bad arguments
 /// (index.js never passes any).
 unsafe extern "C" fn read_path(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  with_path_and_flags(env, info, c"readPath", |path, flags| {
+    let reply = crate::read_to_string(&Env::from_raw(env), |buf| crate::read::read_path_into(path, flags, buf));
+    // SAFETY: `env` is this call's env.
+    unsafe { crate::js_string::Reply::to_napi_value(env, reply) }
+  })
+}
+
+/// `readPathLength(path, flags)`: the read step of `readPath` alone (same
+/// syscalls, same reused buffer, no string made), returning the byte count; a
+/// failed read throws an Error carrying the failure code. For the benchmark's
+/// floor suite: how long reading takes.
+unsafe extern "C" fn read_path_length(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  with_path_and_flags(env, info, c"readPathLength", |path, flags| {
+    let length = crate::read_only(|buf| crate::read::read_path_into(path, flags, buf))
+      .map_err(|code| napi::Error::from_reason(format!("read failed (code {code})")))?;
+    let mut value = ptr::null_mut();
+    // SAFETY: `env` is this call's env; `value` receives the new number.
+    let status = unsafe { sys::napi_create_double(env, length as f64, &mut value) };
+    napi::check_status!(status).map(|()| value)
+  })
+}
+
+/// Takes the `(path: string, flags: number)` arguments of this call and runs
+/// `body` on them, catching a panic; throws a TypeError naming `name` on bad
+/// arguments, and an Error if `body` fails or panics.
+fn with_path_and_flags(
+  env: sys::napi_env,
+  info: sys::napi_callback_info,
+  name: &std::ffi::CStr,
+  body: impl FnOnce(&[u8], i32) -> napi::Result<sys::napi_value> + std::panic::UnwindSafe,
+) -> sys::napi_value {
   let mut argc = 2;
   let mut argv = [ptr::null_mut(); 2];
   // SAFETY: `info` is this call's; argv has room for `argc` values.
@@ -36,27 +69,25 @@ unsafe extern "C" fn read_path(env: sys::napi_env, info: sys::napi_callback_info
     )
   };
   if status != sys::Status::napi_ok || argc < 2 {
-    return throw(env, c"readPath(path, flags): two arguments expected");
+    return throw_type_error(env, name, "two arguments expected");
   }
   let mut flags = 0;
   // SAFETY: argv[1] is a live value of this call.
   if unsafe { sys::napi_get_value_int32(env, argv[1], &mut flags) } != sys::Status::napi_ok {
-    return throw(env, c"readPath(path, flags): flags must be a number");
+    return throw_type_error(env, name, "flags must be a number");
   }
   let mut stack = [0u8; STACK_PATH_BYTES];
   let mut heap = Vec::new();
   let Some(path) = string_utf8(env, argv[0], &mut stack, &mut heap) else {
-    return throw(env, c"readPath(path, flags): path must be a string");
+    return throw_type_error(env, name, "path must be a string");
   };
-  let result = std::panic::catch_unwind(|| {
-    let reply = crate::read_to_string(&Env::from_raw(env), |buf| crate::read::read_path_into(path, flags, buf));
-    // SAFETY: `env` is this call's env.
-    unsafe { crate::js_string::Reply::to_napi_value(env, reply) }
-  });
-  match result {
+  match std::panic::catch_unwind(|| body(path, flags)) {
     Ok(Ok(value)) => value,
-    Ok(Err(_)) => throw(env, c"readfile-utf8: readPath could not make its result"),
-    Err(_) => throw(env, c"readfile-utf8: internal error (panic) in readPath"),
+    Ok(Err(e)) => throw(env, &format!("readfile-utf8: {}: {}", name.to_string_lossy(), e.reason)),
+    Err(_) => throw(
+      env,
+      &format!("readfile-utf8: internal error (panic) in {}", name.to_string_lossy()),
+    ),
   }
 }
 
@@ -88,29 +119,43 @@ fn string_utf8<'a>(
   Some(&heap[..len])
 }
 
-fn throw(env: sys::napi_env, message: &std::ffi::CStr) -> sys::napi_value {
+fn throw_type_error(env: sys::napi_env, name: &std::ffi::CStr, problem: &str) -> sys::napi_value {
+  let message = format!("{}(path, flags): {problem}", name.to_string_lossy());
+  let message = std::ffi::CString::new(message).unwrap_or_default();
   // SAFETY: `message` is NUL-terminated; a null code is allowed.
   unsafe { sys::napi_throw_type_error(env, ptr::null(), message.as_ptr()) };
   ptr::null_mut()
 }
 
-/// Adds `readPath` to the module's exports.
-pub fn register(env: &Env, exports: &Object) -> napi::Result<()> {
-  let mut function = ptr::null_mut();
-  let name = c"readPath";
-  // SAFETY: `name` is NUL-terminated (length -1: up to the NUL); `read_path` has
-  // the callback signature and needs no data pointer.
-  let status = unsafe {
-    sys::napi_create_function(
-      env.raw(),
-      name.as_ptr(),
-      -1,
-      Some(read_path),
-      ptr::null_mut(),
-      &mut function,
-    )
-  };
-  napi::check_status!(status)?;
-  // SAFETY: `exports` is the module's live exports object, `function` a live value.
-  napi::check_status!(unsafe { sys::napi_set_named_property(env.raw(), exports.raw(), name.as_ptr(), function) })
+fn throw(env: sys::napi_env, message: &str) -> sys::napi_value {
+  let message = std::ffi::CString::new(message).unwrap_or_default();
+  // SAFETY: `message` is NUL-terminated; a null code is allowed.
+  unsafe { sys::napi_throw_error(env, ptr::null(), message.as_ptr()) };
+  ptr::null_mut()
 }
+
+/// Adds `readPath` and `readPathLength` to the module's exports.
+pub fn register(env: &Env, exports: &Object) -> napi::Result<()> {
+  let functions: [(&std::ffi::CStr, Callback); 2] = [(c"readPath", read_path), (c"readPathLength", read_path_length)];
+  for (name, callback) in functions {
+    let mut function = ptr::null_mut();
+    // SAFETY: `name` is NUL-terminated (length -1: up to the NUL); `callback`
+    // has the callback signature and needs no data pointer.
+    let status = unsafe {
+      sys::napi_create_function(
+        env.raw(),
+        name.as_ptr(),
+        -1,
+        Some(callback),
+        ptr::null_mut(),
+        &mut function,
+      )
+    };
+    napi::check_status!(status)?;
+    // SAFETY: `exports` is the module's live exports object, `function` a live value.
+    napi::check_status!(unsafe { sys::napi_set_named_property(env.raw(), exports.raw(), name.as_ptr(), function) })?;
+  }
+  Ok(())
+}
+
+type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;

@@ -1,0 +1,84 @@
+'use strict'
+// floor: how much of a read's time any reader must spend, cell by cell, so that a
+// speed-up over fs can be judged against the most it could be.
+//
+// In one process, interleaved (as the read matrix), for each content × size:
+//   ours      readFileUtf8(p)
+//   fs        fs.readFileSync(p, 'utf8')
+//   read      the read step alone: native readPathLength(p) — our syscalls into
+//             our reused buffer, which stays in cache (the fastest read we know)
+//   decode    the string step alone, from bytes already in memory: the faster of
+//             decodeUtf8(buf) and Node's buf.toString('utf8')
+//   call      an empty native call (engine()), counted once too many when the
+//             two steps are timed apart
+// Two caps on the speed-up over fs follow: fs / read, for any reader (every
+// reader reads the bytes), and fs / (read + decode - call), for one that reads
+// and then makes the string, one step after the other. A reader that does part
+// of the string step while reading (ours checks ASCII chunk by chunk as it reads,
+// and hands large ASCII buffers to V8 as they are) can beat the second cap.
+//
+// Run with any Node: `node benchmark/floor.js [--content a,b] [--size 1KiB,4MiB]
+// [--time ms]`, or `npm run bench -- --suite floor`. Prints Markdown.
+const fs = require('node:fs')
+const os = require('node:os')
+const { parseArgs } = require('node:util')
+
+const addon = require('..')
+const native = require('../lib/native')
+const { CONTENTS, SIZES, ensureFixture } = require('./fixtures')
+const { measureCell } = require('./measure')
+const { fmtTime, parseSize, sizeLabel } = require('./report')
+
+const { values } = parseArgs({
+  options: {
+    content: { type: 'string' },
+    size: { type: 'string' },
+    time: { type: 'string', default: '300' },
+  },
+})
+const list = (s) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : null)
+const contents = list(values.content) || Object.keys(CONTENTS)
+const sizes = (list(values.size) || SIZES.map(sizeLabel)).map(parseSize)
+const budgetMs = Number(values.time)
+
+async function main() {
+  console.log(`Node ${process.version}, ${os.cpus()[0].model}; medians per call, ${budgetMs} ms per contender per cell in 3 interleaved rounds`)
+  console.log()
+  console.log('| content | size | ours | fs | speed-up | read | decode | read + decode | cap: fs / read | cap: fs / (read + decode) |')
+  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+  for (const content of contents) {
+    if (!(content in CONTENTS)) throw new Error(`unknown content '${content}'`)
+    for (const size of sizes) {
+      const { file, bytes } = ensureFixture(content, size)
+      const buf = fs.readFileSync(file)
+      const expected = buf.toString('utf8')
+      if (addon.readFileUtf8(file) !== expected || addon.decodeUtf8(buf) !== expected) {
+        throw new Error(`result differs from fs: ${content} ${sizeLabel(size)}`)
+      }
+      if (native.readPathLength(file, 0) !== bytes) throw new Error(`readPathLength: wrong length for ${file}`)
+      const stats = await measureCell(
+        [
+          { name: 'ours', fn: () => addon.readFileUtf8(file) },
+          { name: 'fs', fn: () => fs.readFileSync(file, 'utf8') },
+          { name: 'read', fn: () => native.readPathLength(file, 0) },
+          { name: 'decodeUtf8', fn: () => addon.decodeUtf8(buf) },
+          { name: 'toString', fn: () => buf.toString('utf8') },
+          { name: 'call', fn: () => native.engine() },
+        ],
+        { budgetMs, rounds: 3, minSamples: 9, warmupMs: 25 },
+      )
+      const t = Object.fromEntries(Object.entries(stats).map(([name, s]) => [name, s.median]))
+      const decode = Math.min(t.decodeUtf8, t.toString)
+      const twoSteps = t.read + decode - t.call
+      console.log(
+        `| ${content} | ${sizeLabel(size)} | ${fmtTime(t.ours)} | ${fmtTime(t.fs)} | ${(t.fs / t.ours).toFixed(2)}× | ` +
+          `${fmtTime(t.read)} | ${fmtTime(decode)} | ${fmtTime(twoSteps)} | ${(t.fs / t.read).toFixed(2)}× | ${(t.fs / twoSteps).toFixed(2)}× |`,
+      )
+    }
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack || err}\n`)
+  process.exitCode = 1
+})
