@@ -6,8 +6,8 @@
 //! A `#[napi]` function pays per call for napi-rs's generic machinery: a
 //! borrow scope opened and closed around the call, and the path argument
 //! measured (one pass over the string), allocated and copied into a `String`.
-//! Here the path is copied once, into a stack buffer (a heap one only for a
-//! path that does not fit). Measured on Node 26, same process, 64 B file:
+//! Here the path is written straight into a stack buffer (a heap one only for
+//! a path that does not fit). Measured on Node 26, same process, 64 B file:
 //! 1.32 µs per call as `#[napi]`, 1.17 µs as this (fs: 1.45 µs).
 
 use std::ffi::c_char;
