@@ -8,6 +8,8 @@ const assert = require('node:assert/strict')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
+const { scratch } = require('./helpers')
+
 function envWith(vars) {
   const env = { ...process.env }
   delete env.SIMDUTF_FORCE_IMPLEMENTATION
@@ -16,7 +18,8 @@ function envWith(vars) {
 }
 
 function runUnder(force, extra = {}) {
-  const env = envWith(force === undefined ? extra : { SIMDUTF_FORCE_IMPLEMENTATION: force, ...extra })
+  const vars = { READFILE_UTF8_TEST_SCRATCH: path.dirname(scratch('x')), ...extra }
+  const env = envWith(force === undefined ? vars : { SIMDUTF_FORCE_IMPLEMENTATION: force, ...vars })
   const r = spawnSync(process.execPath, [path.join(__dirname, 'engine-check.js')], { env, encoding: 'utf8' })
   assert.equal(r.status, 0, `SIMDUTF_FORCE_IMPLEMENTATION=${force}: ${r.stderr}`)
   return JSON.parse(r.stdout)

@@ -6,7 +6,14 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 
-const SCRATCH = fs.mkdtempSync(path.join(os.tmpdir(), 'readfile-utf8-test-'))
+// A child process may be given its parent's folder (READFILE_UTF8_TEST_SCRATCH),
+// which the parent then removes: under a broken SIMDUTF_FORCE_IMPLEMENTATION,
+// Node 22+'s own rmSync cannot remove a folder the child made (its C++ path
+// conversion uses simdutf), and every such child left one behind in /tmp.
+const GIVEN = process.env.READFILE_UTF8_TEST_SCRATCH
+const SCRATCH = GIVEN
+  ? fs.mkdtempSync(path.join(GIVEN, 'child-'))
+  : fs.mkdtempSync(path.join(os.tmpdir(), 'readfile-utf8-test-'))
 process.on('exit', () => fs.rmSync(SCRATCH, { recursive: true, force: true }))
 
 /** A path in this process's scratch folder. */
