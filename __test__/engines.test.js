@@ -8,7 +8,7 @@ const assert = require('node:assert/strict')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
-const { scratch } = require('./helpers')
+const { SCRATCH } = require('./helpers')
 
 function envWith(vars) {
   const env = { ...process.env }
@@ -18,7 +18,7 @@ function envWith(vars) {
 }
 
 function runUnder(force, extra = {}) {
-  const vars = { READFILE_UTF8_TEST_SCRATCH: path.dirname(scratch('x')), ...extra }
+  const vars = { READFILE_UTF8_TEST_SCRATCH: SCRATCH, ...extra }
   const env = envWith(force === undefined ? vars : { SIMDUTF_FORCE_IMPLEMENTATION: force, ...vars })
   const r = spawnSync(process.execPath, [path.join(__dirname, 'engine-check.js')], { env, encoding: 'utf8' })
   assert.equal(r.status, 0, `SIMDUTF_FORCE_IMPLEMENTATION=${force}: ${r.stderr}`)

@@ -13,7 +13,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 
 const { CONTENTS, ensureFixture } = require('./fixtures')
-const { parseSize, sizeLabel } = require('./report')
+const { parseList, parseSize, sizeLabel } = require('./report')
 const { quantile } = require('./measure')
 
 const { values, positionals } = parseArgs({
@@ -32,7 +32,6 @@ if (positionals.length !== 2) {
 const builds = positionals.map((file) => require(path.resolve(file)))
 const blocks = Number(values.blocks)
 const blockMs = Number(values['block-ms'])
-const list = (s) => s.split(',').map((x) => x.trim()).filter(Boolean)
 
 const median = (xs) => quantile(Float64Array.from(xs).sort(), 0.5)
 let sink = 0
@@ -44,9 +43,9 @@ function timeBlock(read, file, n) {
   return Number(process.hrtime.bigint() - start) / n
 }
 
-for (const content of list(values.content)) {
+for (const content of parseList(values.content)) {
   if (!(content in CONTENTS)) throw new Error(`unknown content '${content}'`)
-  for (const size of list(values.size).map(parseSize)) {
+  for (const size of parseList(values.size).map(parseSize)) {
     const { file } = ensureFixture(content, size)
     const [a, b] = builds.map((build) => build.readPath)
     if (a(file, 0) !== b(file, 0)) throw new Error(`the builds disagree on ${file}`)

@@ -78,7 +78,7 @@ function parseOptions(argv) {
   } catch (err) {
     throw new UsageError(err.message)
   }
-  const list = (v) => (v || []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)
+  const list = report.parseList
 
   const contents = list(values.content)
   for (const c of contents) {

@@ -27,7 +27,7 @@ const addon = require('..')
 const native = require('../lib/native')
 const { CONTENTS, SIZES, ensureFixture } = require('./fixtures')
 const { measureCell } = require('./measure')
-const { fmtTime, parseSize, sizeLabel } = require('./report')
+const { fmtTime, parseList, parseSize, sizeLabel } = require('./report')
 
 const { values } = parseArgs({
   options: {
@@ -36,9 +36,9 @@ const { values } = parseArgs({
     time: { type: 'string', default: '300' },
   },
 })
-const list = (s) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : null)
-const contents = list(values.content) || Object.keys(CONTENTS)
-const sizes = (list(values.size) || SIZES.map(sizeLabel)).map(parseSize)
+const given = parseList(values.content)
+const contents = given.length ? given : Object.keys(CONTENTS)
+const sizes = values.size ? parseList(values.size).map(parseSize) : SIZES
 const budgetMs = Number(values.time)
 
 async function main() {

@@ -34,6 +34,18 @@ function parseSize(text) {
   return bytes
 }
 
+/**
+ * The items of comma-separated option values: 'a,b' or ['a,b', 'c'] (an option
+ * given more than once) -> ['a', 'b', 'c']; nothing given -> [].
+ */
+function parseList(values) {
+  return [values ?? []]
+    .flat()
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean)
+}
+
 const TIME_UNITS = [
   ['s', 1e9],
   ['ms', 1e6],
@@ -254,6 +266,7 @@ function groupByContent(results) {
 module.exports = {
   sizeLabel,
   parseSize,
+  parseList,
   fmtTime,
   environment,
   headerLine,

@@ -42,31 +42,31 @@ thread_local! {
   static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Reads with `read` into the scratch buffer and makes the JS string, or
-/// returns a failure code (see `js_string::Outcome`).
-pub(crate) fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<usize, ReadError>) -> Reply {
+/// Runs `f` on this thread's scratch buffer, then gives the buffer to the pool
+/// if it has grown past what is kept between calls.
+fn with_scratch<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
   SCRATCH.with_borrow_mut(|buf| {
-    let reply = match read(buf) {
-      Ok(ascii_prefix) => string_from_bytes(env, buf, ascii_prefix),
-      Err(e) => Reply::Outcome(e.into()),
-    };
+    let result = f(buf);
     if buf.capacity() > SCRATCH_KEEP_BYTES {
       pool::give(std::mem::take(buf));
     }
-    reply
+    result
+  })
+}
+
+/// Reads with `read` into the scratch buffer and makes the JS string, or
+/// returns a failure code (see `js_string::Outcome`).
+pub(crate) fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<usize, ReadError>) -> Reply {
+  with_scratch(|buf| match read(buf) {
+    Ok(ascii_prefix) => string_from_bytes(env, buf, ascii_prefix),
+    Err(e) => Reply::Outcome(e.into()),
   })
 }
 
 /// Reads with `read` into the scratch buffer and returns only the byte count,
 /// or the failure code: the read step alone, for the benchmark's floor suite.
 pub(crate) fn read_only(read: impl FnOnce(&mut Vec<u8>) -> Result<usize, ReadError>) -> Result<usize, i32> {
-  SCRATCH.with_borrow_mut(|buf| {
-    let result = read(buf).map(|_| buf.len()).map_err(js_string::failure_code);
-    if buf.capacity() > SCRATCH_KEEP_BYTES {
-      pool::give(std::mem::take(buf));
-    }
-    result
-  })
+  with_scratch(|buf| read(buf).map(|_| buf.len()).map_err(js_string::failure_code))
 }
 
 fn string_from_bytes(env: &Env, bytes: &mut Vec<u8>, ascii_prefix: usize) -> Reply {

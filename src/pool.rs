@@ -237,7 +237,7 @@ fn advise_huge_pages(start: *const u8, len: usize) {
 /// Returns a buffer no longer in use. It is kept for reuse if it is large and
 /// the pool has room, otherwise freed. Safe to call while the thread is ending
 /// (the buffer is then just freed).
-pub fn give<T: Pooled>(buf: Vec<T>) {
+pub fn give<T: Pooled>(mut buf: Vec<T>) {
   let bytes = bytes_of(&buf);
   if bytes >= POOL_MIN_BYTES {
     // If the pool's lock is poisoned, the closure is dropped unrun and `buf` with it.
@@ -247,7 +247,6 @@ pub fn give<T: Pooled>(buf: Vec<T>) {
     }
   } else if buf.capacity() > 0 {
     // The spare it replaces (if any) is freed after the thread-local is released.
-    let mut buf = buf;
     buf.clear();
     drop(T::with_spare(|spare| std::mem::replace(spare, buf)));
   }

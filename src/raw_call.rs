@@ -121,41 +121,41 @@ fn string_utf8<'a>(
 
 fn throw_type_error(env: sys::napi_env, name: &std::ffi::CStr, problem: &str) -> sys::napi_value {
   let message = format!("{}(path, flags): {problem}", name.to_string_lossy());
-  let message = std::ffi::CString::new(message).unwrap_or_default();
-  // SAFETY: `message` is NUL-terminated; a null code is allowed.
-  unsafe { sys::napi_throw_type_error(env, ptr::null(), message.as_ptr()) };
-  ptr::null_mut()
+  throw_with(sys::napi_throw_type_error, env, &message)
 }
 
 fn throw(env: sys::napi_env, message: &str) -> sys::napi_value {
+  throw_with(sys::napi_throw_error, env, message)
+}
+
+/// Throws `message` with `napi_throw_error` or `napi_throw_type_error`; returns
+/// the null value a callback that threw returns.
+fn throw_with(
+  throw: unsafe fn(sys::napi_env, *const c_char, *const c_char) -> sys::napi_status,
+  env: sys::napi_env,
+  message: &str,
+) -> sys::napi_value {
   let message = std::ffi::CString::new(message).unwrap_or_default();
   // SAFETY: `message` is NUL-terminated; a null code is allowed.
-  unsafe { sys::napi_throw_error(env, ptr::null(), message.as_ptr()) };
+  unsafe { throw(env, ptr::null(), message.as_ptr()) };
   ptr::null_mut()
 }
 
 /// Adds `readPath` and `readPathLength` to the module's exports.
 pub fn register(env: &Env, exports: &Object) -> napi::Result<()> {
-  let functions: [(&std::ffi::CStr, Callback); 2] = [(c"readPath", read_path), (c"readPathLength", read_path_length)];
+  let functions: [(&std::ffi::CStr, sys::napi_callback); 2] = [
+    (c"readPath", Some(read_path)),
+    (c"readPathLength", Some(read_path_length)),
+  ];
   for (name, callback) in functions {
     let mut function = ptr::null_mut();
     // SAFETY: `name` is NUL-terminated (length -1: up to the NUL); `callback`
     // has the callback signature and needs no data pointer.
-    let status = unsafe {
-      sys::napi_create_function(
-        env.raw(),
-        name.as_ptr(),
-        -1,
-        Some(callback),
-        ptr::null_mut(),
-        &mut function,
-      )
-    };
+    let status =
+      unsafe { sys::napi_create_function(env.raw(), name.as_ptr(), -1, callback, ptr::null_mut(), &mut function) };
     napi::check_status!(status)?;
     // SAFETY: `exports` is the module's live exports object, `function` a live value.
     napi::check_status!(unsafe { sys::napi_set_named_property(env.raw(), exports.raw(), name.as_ptr(), function) })?;
   }
   Ok(())
 }
-
-type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;

@@ -18,8 +18,9 @@ use std::os::unix::io::RawFd;
 /// the heap (std's limit for the same trick is 384 bytes).
 const STACK_PATH_BYTES: usize = 512;
 
-/// An fd we opened; dropping it closes it. A close error is not reported: by
-/// then the file has been read (Node ignores it too, in its synchronous read).
+/// An fd we opened; dropping it closes it. Not std's `OwnedFd`, whose drop goes
+/// through glibc's close. A close error is not reported: by then the file has
+/// been read (Node ignores it too, in its synchronous read).
 pub struct OwnedFd(RawFd);
 
 impl OwnedFd {
