@@ -12,7 +12,7 @@ function soak(phase, ...args) {
   const r = spawnSync(process.execPath, [SOAK, '--json', '--phases', phase, ...args], { encoding: 'utf8' })
   assert.equal(r.status === 0 || r.status === 1, true, `soak ${phase} ended with ${r.signal ?? r.status}: ${r.stderr}`)
   const [result] = JSON.parse(r.stdout)
-  assert.deepEqual(result.problems, [], `${phase}: ${JSON.stringify(result)}`)
+  assert.deepEqual(result.problems, [], `${phase}: ${JSON.stringify(result)}\n${r.stderr}`)
   assert.equal(r.status, 0)
   return result
 }
