@@ -149,8 +149,9 @@ function bigBuffer(base, size) {
 
 /**
  * Sizes around the external-string thresholds (4 KiB, 64 KiB, 512 KiB), the
- * chunked read (1 MiB), the two-thread read (4 MiB, src/read.rs) and past the
- * two-thread conversion (8 MiB, src/parallel.rs).
+ * chunked read and the two-thread read of text that starts with ASCII (1 MiB,
+ * src/read.rs), the two-thread read and conversion of any text (4 MiB,
+ * src/read.rs, src/parallel.rs) and past the two-thread lossy decode (8 MiB).
  */
 const LARGE_SIZES = [
   4 * 1024 - 1,

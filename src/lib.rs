@@ -11,6 +11,7 @@
 pub mod async_read;
 pub mod classify;
 pub mod decode;
+pub mod helper_thread;
 pub mod js_string;
 pub mod parallel;
 pub mod pool;

@@ -8,15 +8,26 @@
 //! so is the whole, which the caller then decodes with replacement.
 
 use std::mem::MaybeUninit;
+use std::sync::mpsc;
 use std::thread;
 
+use crate::helper_thread;
 use crate::pool::{self, Pooled};
+use crate::simd::CountedUtf16;
 
-/// Inputs from this size on are split. Measured under Node 26 on 2 cores, where
-/// V8's own GC threads want the second core too: at 4 MiB splitting made CJK
-/// slower (2.0 ms vs 1.5 ms per read), at 64 MiB faster (cjk 58 vs 82 ms, mixed
-/// 51 vs 59 ms); at 1 MiB it made no difference.
-pub const PARALLEL_MIN_BYTES: usize = 8 << 20;
+/// Valid inputs from this size on are split, as their read is (see
+/// `read::SPLIT_ANY_MIN_BYTES`), so that each core converts the half it read,
+/// which is still in its cache: another core's half is read slowly. Measured
+/// under Node 26 on 2 cores, both builds in one process, 40 alternating blocks,
+/// two sessions: mixed 4 MiB 0.85-0.87 of the time on one thread (faster in 34
+/// and 37 of 40 blocks), Latin-1 and CJK 4 MiB 0.90-1.04.
+pub const PARALLEL_MIN_BYTES: usize = 4 << 20;
+
+/// Invalid inputs from this size on are decoded on two threads: the right
+/// half's units are copied after the left's, which at 4 MiB cost what the
+/// split saved (invalid 4 MiB 1.02-1.06 of one thread's time); at 64 MiB
+/// it pays.
+pub const LOSSY_PARALLEL_MIN_BYTES: usize = 8 << 20;
 
 /// A validating converter: writes the conversion of its input at the start of
 /// the output (which has room for one element per input byte) and returns the
@@ -53,16 +64,78 @@ fn convert_halves<T: Copy + Send>(bytes: &[u8], room: &mut [MaybeUninit<T>], con
   };
   let (left, right) = bytes.split_at(split);
   let (left_room, right_room) = room.split_at_mut(split);
-  let halves = both(|| convert(left, left_room), || convert(right, right_room));
-  let Some((left_written, right_written)) = halves else {
-    return convert(bytes, room); // no thread could be started
-  };
-  if (left_written == 0 && !left.is_empty()) || (right_written == 0 && !right.is_empty()) {
-    return 0;
+  let (hand_over, take_over) = mpsc::sync_channel(1);
+  let halves = both(
+    move || {
+      let written = convert(left, left_room);
+      let accepted = written > 0 || left.is_empty();
+      let _ = hand_over.send(accepted.then_some(&mut left_room[written..]));
+      accepted.then_some(written)
+    },
+    move || {
+      let written = convert(right, right_room);
+      if written == 0 && !right.is_empty() {
+        return None;
+      }
+      // Close the gap while the output is still in this core's cache.
+      let free = take_over.recv().ok().flatten()?;
+      move_down(free, right_room, written);
+      Some(written)
+    },
+  );
+  match halves {
+    Some((Some(left_written), Some(right_written))) => left_written + right_written,
+    Some(_) => 0,
+    None => convert(bytes, room), // no thread could be started
   }
-  // Close the gap: the right half's output moves down to follow the left's.
-  room.copy_within(split..split + right_written, left_written);
-  left_written + right_written
+}
+
+/// Moves the first `count` elements of `right` down to start at `free`, which
+/// is the end of the left half's room, just before `right`: the halves' output
+/// becomes one run.
+fn move_down<T: Copy>(free: &mut [MaybeUninit<T>], right: &mut [MaybeUninit<T>], count: usize) {
+  let into_free = free.len().min(count);
+  free[..into_free].copy_from_slice(&right[..into_free]);
+  right.copy_within(into_free..count, 0);
+}
+
+/// The UTF-16 of `bytes` if they are valid UTF-8, converted as two halves on
+/// two threads, each writing its units straight to their place in one buffer:
+/// the left half's units are counted first, which says where the right half's
+/// start. `None` if `bytes` are not valid UTF-8 or no thread could be started.
+pub fn utf16_halves(bytes: &[u8]) -> Option<Vec<u16>> {
+  let split = character_start_after_middle(bytes)?;
+  let (left, right) = bytes.split_at(split);
+  // Taken once the left half is known valid: a buffer taken and given back
+  // untouched would hand the lossy decoder fresh pages to fault in.
+  let mut out: Option<Vec<u16>> = None;
+  let out_slot = &mut out;
+  let (hand_over, take_over) = mpsc::sync_channel(1);
+  let halves = both(
+    move || {
+      // On invalid input `hand_over` is dropped here, which ends the wait below.
+      // (compat: stops at the first error; basic would check the whole half.)
+      let left = CountedUtf16::new(simdutf8::compat::from_utf8(left).ok()?);
+      let room = &mut out_slot.insert(pool::take(bytes.len())).spare_capacity_mut()[..bytes.len()];
+      let (left_room, right_room) = room.split_at_mut(left.units());
+      let _ = hand_over.send(right_room);
+      Some(left.write_into(left_room))
+    },
+    move || {
+      let right = CountedUtf16::new(simdutf8::compat::from_utf8(right).ok()?);
+      let right_room = take_over.recv().ok()?;
+      Some(right.write_into(right_room))
+    },
+  );
+  let mut out = out?;
+  let Some((Some(left_units), Some(right_units))) = halves else {
+    pool::give(out);
+    return None;
+  };
+  // SAFETY: the two halves initialised `left_units` units at the start of the
+  // spare capacity and `right_units` right after them.
+  unsafe { out.set_len(left_units + right_units) };
+  Some(out)
 }
 
 /// Decodes `bytes` (any bytes, valid or not) as two halves on two threads with
@@ -77,28 +150,57 @@ pub fn append_halves(bytes: &[u8], append: fn(&[u8], &mut Vec<u16>)) -> Option<V
   let (left, right) = bytes.split_at(split);
   // One unit of room more than each input's length (encoding_rs wants it).
   let mut out: Vec<u16> = pool::take(bytes.len() + 1);
+  let out_left = &mut out;
+  let (hand_over, take_over) = mpsc::sync_channel(1);
   let halves = both(
-    || append(left, &mut out),
-    || {
+    move || {
+      append(left, out_left);
+      let _ = hand_over.send(out_left.spare_capacity_mut());
+    },
+    move || {
       let mut right_out: Vec<u16> = pool::take(right.len() + 1);
       append(right, &mut right_out);
-      right_out
+      // The right half's units go after the left's from here, where they are
+      // still in cache; a lossy decode writes at most one unit per byte, so
+      // they fit (if not, or if the left half failed, the caller appends them).
+      match take_over.recv() {
+        Ok(spare) if spare.len() >= right_out.len() => {
+          for (unit, &value) in spare.iter_mut().zip(&right_out) {
+            unit.write(value);
+          }
+          let count = right_out.len();
+          pool::give(right_out);
+          Ok(count)
+        }
+        _ => Err(right_out),
+      }
     },
   );
-  let Some(((), right_out)) = halves else {
+  let Some(((), right)) = halves else {
     pool::give(out);
     return None;
   };
-  out.extend_from_slice(&right_out);
-  pool::give(right_out);
+  match right {
+    // SAFETY: the right half's thread initialised these `count` units of the
+    // spare capacity, just after the left half's units.
+    Ok(count) => unsafe { out.set_len(out.len() + count) },
+    Err(right_out) => {
+      out.extend_from_slice(&right_out);
+      pool::give(right_out);
+    }
+  }
   Some(out)
 }
 
-/// Runs `left` on this thread and `right` on a new one, at the same time, and
-/// returns both results; `None`, with neither run, if no thread could be
-/// started. A panic on the new thread is re-raised here (and caught at the napi
-/// boundary).
+/// Runs `left` on this thread and `right` on the helper thread (or, if another
+/// caller has it, on a new thread), at the same time, and returns both results;
+/// `None`, with neither run, if no thread could be started. A panic in `right`
+/// is re-raised here (and caught at the napi boundary).
 pub fn both<A, B: Send>(left: impl FnOnce() -> A, right: impl FnOnce() -> B + Send) -> Option<(A, B)> {
+  let (left, right) = match helper_thread::run_beside(left, right) {
+    Ok(both) => return Some(both),
+    Err(not_run) => not_run,
+  };
   thread::scope(|scope| {
     let helper = thread::Builder::new().spawn_scoped(scope, right).ok()?;
     let left = left();
@@ -107,11 +209,19 @@ pub fn both<A, B: Send>(left: impl FnOnce() -> A, right: impl FnOnce() -> B + Se
   })
 }
 
-/// The first index at or after the middle whose byte is not a UTF-8
+/// Where a split job divides `len` bytes: the middle, rounded down to a page
+/// boundary. A file read as two halves (`read::read_halves`) is split here, and
+/// its conversion just after, so each thread converts the bytes it has read,
+/// which are still in its own core's cache.
+pub fn page_aligned_middle(len: usize) -> usize {
+  (len / 2) & !4095
+}
+
+/// The first index at or after the (page-aligned) middle whose byte is not a UTF-8
 /// continuation byte (at most 3 steps on in valid UTF-8); `None` if the second
 /// half has none.
 fn character_start_after_middle(bytes: &[u8]) -> Option<usize> {
-  let middle = bytes.len() / 2;
+  let middle = page_aligned_middle(bytes.len());
   Some(middle + bytes[middle..].iter().position(|&b| b & 0xC0 != 0x80)?)
 }
 
@@ -139,6 +249,31 @@ mod tests {
       bad[at] = 0xFF;
       assert_eq!(convert(&bad, simd::latin1_into), None, "error at {at}");
     }
+  }
+
+  #[test]
+  fn utf16_halves_write_each_half_in_place_or_reject_invalid_text() {
+    if !simd::available() {
+      return;
+    }
+    // Units per byte differ between the halves: where the right half's units
+    // start depends on the left half's count.
+    let left_unit = "déjà vu, 中文 ";
+    let right_unit = "😀 ascii and more ascii ";
+    let half = PARALLEL_MIN_BYTES / 2;
+    let mut text = left_unit.repeat(half / left_unit.len() + 1);
+    text.push_str(&right_unit.repeat(half / right_unit.len() + 1));
+    let expected: Vec<u16> = text.encode_utf16().collect();
+    assert!(utf16_halves(text.as_bytes()) == Some(expected));
+    let split = character_start_after_middle(text.as_bytes()).unwrap();
+    for at in [0, split - 1, split, text.len() - 1] {
+      let mut bad = text.clone().into_bytes();
+      bad[at] = 0xFF;
+      assert!(utf16_halves(&bad).is_none(), "error at {at}");
+    }
+    // A character cut at the end of the input.
+    let cut = text.rfind('\u{1f600}').unwrap() + 2;
+    assert!(utf16_halves(&text.as_bytes()[..cut]).is_none());
   }
 
   /// The lossy decode of `bytes` by std: WHATWG's, as Node's.

@@ -122,14 +122,26 @@ fn read_open_fd(fd: RawFd, position: Position, limit: usize, buf: &mut Vec<u8>) 
     crate::pool::give(std::mem::replace(buf, crate::pool::take(wanted)));
   }
   buf.clear();
+  let mut ascii_prefix = 0;
   if regular && size >= SPLIT_READ_MIN_BYTES && position == Position::Start {
-    if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
-      return Ok(ascii_prefix);
+    // Below `SPLIT_ANY_MIN_BYTES` only ASCII text is split: its bytes become
+    // the string as they are. Other text is converted on this thread, which
+    // reads the other core's half slowly, so it is read here too.
+    if size < SPLIT_ANY_MIN_BYTES {
+      read_appending(fd, buf, CHUNK_BYTES)?;
+      if buf.is_ascii() {
+        ascii_prefix = buf.len();
+      }
     }
-    // The file changed under us (`buf` is still empty): read it the plain way.
+    if buf.len() == ascii_prefix && buf.len() < size {
+      if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
+        return Ok(ascii_prefix);
+      }
+      // The file changed under us (`buf` holds only what was read before).
+    }
   }
   if regular && size > 0 {
-    read_sized(fd, buf)
+    read_sized(fd, buf, ascii_prefix)
   } else {
     grow_until_eof(fd, buf).map(|()| 0)
   }
@@ -140,18 +152,18 @@ fn read_open_fd(fd: RawFd, position: Position, limit: usize, buf: &mut Vec<u8>) 
 const CHUNKED_MIN_BYTES: usize = 1 << 20;
 const CHUNK_BYTES: usize = 256 * 1024;
 
-/// Regular file of known size: a read of `size + 1` bytes normally finishes it
-/// (large files: chunk by chunk). A short read of a regular file means EOF; a
-/// full buffer means the file grew, so we keep reading until EOF. Returns the
-/// length of the known-ASCII prefix.
-fn read_sized(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+/// Regular file of known size, read on from the fd's offset after the bytes
+/// `buf` holds (the first `ascii_prefix` of them known ASCII): a read of
+/// `size + 1` bytes normally finishes it (large files: chunk by chunk). A short
+/// read of a regular file means EOF; a full buffer means the file grew, so we
+/// keep reading until EOF. Returns the length of the known-ASCII prefix.
+fn read_sized(fd: RawFd, buf: &mut Vec<u8>, mut ascii_prefix: usize) -> Result<usize, ReadError> {
   let wanted = buf.capacity();
   let chunk = if wanted >= CHUNKED_MIN_BYTES {
     CHUNK_BYTES
   } else {
     wanted
   };
-  let mut ascii_prefix = 0;
   loop {
     let start = buf.len();
     let n = read_appending(fd, buf, chunk)?;
@@ -168,42 +180,49 @@ fn read_sized(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
   }
 }
 
-/// Regular files we opened, from this size on, are read as two halves at once.
-/// Measured on 2 cores (Node 26, warm page cache): one 4 MiB read(2) took
-/// ~500 µs, two concurrent preads of 2 MiB ~330 µs including the thread's start;
-/// 64 MiB 17 ms vs 9 ms. At 1 MiB two threads were slower (150 vs 52 µs).
-pub const SPLIT_READ_MIN_BYTES: usize = 4 << 20;
+/// Regular files we opened, from this size on, are read as two halves at once
+/// by this thread and the helper thread (see `helper_thread`), if their first
+/// `CHUNK_BYTES` are ASCII; from `SPLIT_ANY_MIN_BYTES` on, all of them, and
+/// their conversion is split the same way. Measured on 2 cores, Node 26, both
+/// builds in one process (benchmark/ab.js): ASCII 1 MiB 12-25 % faster split,
+/// also when each string is then scanned once (read + indexOf: 282 vs 329 µs);
+/// split at 1 MiB, Latin-1 and mixed text were 13-34 % slower, converted on
+/// one thread or on two.
+pub const SPLIT_READ_MIN_BYTES: usize = 1 << 20;
+pub const SPLIT_ANY_MIN_BYTES: usize = crate::parallel::PARALLEL_MIN_BYTES;
 
-/// Reads the `size` bytes of a regular file at offset 0 as two halves, each by
-/// its own thread with pread(2) (which leaves the fd's offset alone), each
-/// half checked for ASCII chunk by chunk while hot. The second half asks for
-/// one byte more, as `read_sized` does: getting it means the file grew. Returns
-/// the known-ASCII prefix, or `None` when the file turned out not to be `size`
+/// Reads the rest of a regular file of `size` bytes, after the bytes `buf`
+/// holds (all ASCII; from offset 0 if none), as two halves, each by its own
+/// thread with pread(2) (which leaves the fd's offset alone), each half checked
+/// for ASCII chunk by chunk while hot. The second half asks for one byte more,
+/// as `read_sized` does: getting it means the file grew. Returns the
+/// known-ASCII prefix, or `None` when the file turned out not to be `size`
 /// bytes long (it changed since fstat) or no thread could be started: the
-/// caller then reads it the plain way, from offset 0 again. `buf` must have
-/// room for `size + 1` bytes.
+/// caller then reads on the plain way, after what `buf` held before. `buf`
+/// must have room for `size + 1` bytes.
 fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>) -> Result<Option<usize>, ReadError> {
+  let start = buf.len();
   // The split sits on a page boundary, so both halves copy whole pages.
-  let split = (size / 2) & !4095;
-  let room = &mut buf.spare_capacity_mut()[..size + 1];
-  let (left, right) = room.split_at_mut(split);
+  let split = start + crate::parallel::page_aligned_middle(size - start);
+  let room = &mut buf.spare_capacity_mut()[..size - start + 1];
+  let (left, right) = room.split_at_mut(split - start);
   let halves = crate::parallel::both(
-    || pread_checking_ascii(fd, left, 0),
+    || pread_checking_ascii(fd, left, start),
     || pread_checking_ascii(fd, right, split),
   );
   let Some((left, right)) = halves else {
     return Ok(None);
   };
   let ((left_read, left_ascii), (right_read, right_ascii)) = (left?, right?);
-  if left_read != split || right_read != size - split {
+  if left_read != split - start || right_read != size - split {
     return Ok(None);
   }
-  // SAFETY: the two preads initialised all `size` bytes of the spare capacity.
+  // SAFETY: the two preads initialised the `size - start` bytes after `start`.
   unsafe { buf.set_len(size) };
   Ok(Some(match (left_ascii, right_ascii) {
     (true, true) => size,
     (true, false) => split,
-    (false, _) => 0,
+    (false, _) => start,
   }))
 }
 
@@ -319,11 +338,41 @@ mod tests {
   }
 
   #[test]
+  fn files_between_the_split_sizes_are_split_only_after_an_ascii_start() {
+    let dir = std::env::temp_dir().join(format!("rfu8-probe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("mid.txt");
+    let size = SPLIT_READ_MIN_BYTES + 54321;
+    let split = CHUNK_BYTES + crate::parallel::page_aligned_middle(size - CHUNK_BYTES);
+    // (position of one non-ASCII byte, expected known-ASCII prefix): in the
+    // first chunk the rest is read on this thread, chunk by chunk.
+    for (odd_at, prefix) in [
+      (None, size),
+      (Some(0), 0),
+      (Some(CHUNK_BYTES - 1), 0),
+      (Some(CHUNK_BYTES), CHUNK_BYTES),
+      (Some(split), split),
+      (Some(size - 1), split),
+    ] {
+      let mut bytes: Vec<u8> = (0..size).map(|i| b'a' + (i % 26) as u8).collect();
+      if let Some(at) = odd_at {
+        bytes[at] = 0xE9;
+      }
+      std::fs::write(&p, &bytes).unwrap();
+      let mut buf = Vec::new();
+      let got = read_path_into(p.as_os_str().as_bytes(), libc::O_RDONLY, &mut buf).unwrap();
+      assert!(buf == bytes, "odd byte at {odd_at:?}");
+      assert_eq!(got, prefix, "odd byte at {odd_at:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+  }
+
+  #[test]
   fn halves_read_the_whole_file_or_report_a_changed_one() {
     let dir = std::env::temp_dir().join(format!("rfu8-halves-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join("big.txt");
-    let size = SPLIT_READ_MIN_BYTES + 12345;
+    let size = SPLIT_ANY_MIN_BYTES + 12345;
     let split = (size / 2) & !4095;
     // (position of one non-ASCII byte, expected known-ASCII prefix)
     for (odd_at, prefix) in [

@@ -94,6 +94,33 @@ pub fn utf16_into(bytes: &[u8], dst: &mut [MaybeUninit<u16>]) -> usize {
   written.min(bytes.len())
 }
 
+/// Valid UTF-8 with the exact count of UTF-16 units it converts to: counted
+/// first, the count says where the output of the text after it starts
+/// (`parallel::utf16_halves`), and it bounds the write.
+pub struct CountedUtf16<'a> {
+  text: &'a str,
+  units: usize,
+}
+
+impl<'a> CountedUtf16<'a> {
+  pub fn new(text: &'a str) -> Self {
+    let units = simdutf::utf16_length_from_utf8(text.as_bytes());
+    CountedUtf16 { text, units }
+  }
+
+  pub fn units(&self) -> usize {
+    self.units
+  }
+
+  /// Converts the text to UTF-16 at the start of `dst`; returns `units()`.
+  pub fn write_into(self, dst: &mut [MaybeUninit<u16>]) -> usize {
+    assert!(dst.len() >= self.units, "room for the counted units");
+    // SAFETY: the text is valid UTF-8 (a &str), which simdutf converts to exactly
+    // utf16_length_from_utf8 units, `self.units`, and `dst` has room for them.
+    unsafe { simdutf::convert_valid_utf8_to_utf16le(self.text.as_ptr(), self.text.len(), dst.as_mut_ptr().cast()) }
+  }
+}
+
 /// Validates and converts `bytes` to Latin-1 at the start of `dst`; returns the
 /// bytes written, 0 if `bytes` is not valid UTF-8 or has a code point > U+00FF.
 pub fn latin1_into(bytes: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {

@@ -82,8 +82,20 @@ fn decode_simd(bytes: &[u8], ascii_prefix: usize) -> Decoded {
   }
   let text = simd::try_latin1(bytes)
     .map(Text::Latin1)
-    .unwrap_or_else(|| Text::Utf16(decode_lossy(bytes, true)));
+    .unwrap_or_else(|| Text::Utf16(decode_wide(bytes)));
   Decoded::Converted(text)
+}
+
+/// Wide text (simdutf route): large valid text is converted on two threads,
+/// each half where its read left it, in its own core's cache; anything else
+/// goes to the lossy decoder.
+fn decode_wide(bytes: &[u8]) -> Vec<u16> {
+  if bytes.len() >= crate::parallel::PARALLEL_MIN_BYTES {
+    if let Some(units) = crate::parallel::utf16_halves(bytes) {
+      return units;
+    }
+  }
+  decode_lossy(bytes, true)
 }
 
 fn latin1_fallback(text: &str) -> Vec<u8> {
@@ -120,7 +132,7 @@ const DENSE_MIN_ERRORS: usize = 16;
 /// `parallel::append_halves`).
 fn decode_lossy(bytes: &[u8], simd: bool) -> Vec<u16> {
   let append = if simd { append_lossy_simd } else { append_lossy_scalar };
-  if bytes.len() >= crate::parallel::PARALLEL_MIN_BYTES {
+  if bytes.len() >= crate::parallel::LOSSY_PARALLEL_MIN_BYTES {
     if let Some(out) = crate::parallel::append_halves(bytes, append) {
       return out;
     }
