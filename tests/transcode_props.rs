@@ -6,9 +6,10 @@
 //! Inputs are biased to the cases that break decoders: boundary code points,
 //! overlongs, surrogates, truncated sequences, bytes 0xF5..0xFF, lone
 //! continuation bytes, long valid runs with an error at the end, and Latin-1
-//! runs broken by a single U+0100. Some inputs are ≥ PARALLEL_MIN_BYTES so that the
-//! two-thread conversion of `parallel.rs` runs, with errors placed around the
-//! split point.
+//! runs broken by a single U+0100. Some inputs are ≥ LOSSY_PARALLEL_MIN_BYTES so
+//! that the two-thread conversions of `parallel.rs` run (valid text from
+//! PARALLEL_MIN_BYTES, invalid from LOSSY_PARALLEL_MIN_BYTES), with errors placed
+//! around the split point.
 //!
 //! Every test here runs once with simdutf (when this CPU passes its self-test)
 //! and once more, in a child process of this test binary, with
@@ -18,7 +19,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 
 use readfile_utf8::classify::{classify, Class};
-use readfile_utf8::parallel::PARALLEL_MIN_BYTES;
+use readfile_utf8::parallel::{LOSSY_PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES};
 use readfile_utf8::simd;
 use readfile_utf8::transcode::{decode, decode_borrowed, decode_slice, Borrowed, Decoded, Text};
 
@@ -138,7 +139,7 @@ fn long_run_with_an_edge(min_len: usize, max_len: usize) -> impl Strategy<Value 
     proptest::sample::select(fillers),
     min_len..max_len,
     proptest::sample::select(odd),
-    0usize..5,
+    0usize..6,
     0usize..8,
   )
     .prop_map(|(filler, len, odd, place, shift)| {
@@ -147,8 +148,10 @@ fn long_run_with_an_edge(min_len: usize, max_len: usize) -> impl Strategy<Value 
       let at = match place {
         0 => len,
         1 => 0,
-        2 => (len / 2).saturating_sub(4) + shift, // around parallel.rs's split point
-        3 => len.saturating_sub(shift),
+        2 => (len / 2).saturating_sub(4) + shift, // around the middle
+        // around parallel.rs's split point (the middle rounded down to a page)
+        3 => readfile_utf8::parallel::page_aligned_middle(len).saturating_sub(4) + shift,
+        4 => len.saturating_sub(shift),
         _ => len / 3 + shift,
       }
       .min(out.len());
@@ -266,15 +269,16 @@ proptest! {
 }
 
 proptest! {
-  // ≥ PARALLEL_MIN_BYTES: the two-thread path of parallel.rs, with the odd sequence placed
+  // ≥ LOSSY_PARALLEL_MIN_BYTES (> PARALLEL_MIN_BYTES): the two-thread paths of
+  // parallel.rs, for valid and for invalid text, with the odd sequence placed
   // at the ends and around the split point; buffers are recycled by the pool
   // between cases, so stale data from an earlier case would show.
   #![proptest_config(config(32))]
   #[test]
   fn inputs_past_the_two_thread_threshold_decode_as_the_reference(
-    bytes in long_run_with_an_edge(PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES + 300_000)
+    bytes in long_run_with_an_edge(LOSSY_PARALLEL_MIN_BYTES, LOSSY_PARALLEL_MIN_BYTES + 300_000)
   ) {
-    prop_assert!(bytes.len() >= PARALLEL_MIN_BYTES);
+    prop_assert!(bytes.len() >= LOSSY_PARALLEL_MIN_BYTES && LOSSY_PARALLEL_MIN_BYTES > PARALLEL_MIN_BYTES);
     check(&bytes)?;
   }
 }
