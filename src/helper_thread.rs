@@ -24,6 +24,9 @@ type Task = Box<dyn FnOnce() + Send + 'static>;
 const SPIN_FOR: Duration = Duration::from_micros(50);
 
 struct Helper {
+  /// The process that started the helper: a child made by fork(2) without
+  /// exec has no helper thread, so it must not wait for one.
+  process: u32,
   /// Held by the caller whose task the helper has (or is about to get).
   claimed: AtomicBool,
   /// The task handed over and not yet taken by the helper.
@@ -36,10 +39,13 @@ struct Helper {
 
 static HELPER: OnceLock<Option<&'static Helper>> = OnceLock::new();
 
-/// The helper, started on first use; `None` if no thread could be started.
+/// The helper, started on first use; `None` if no thread could be started (not
+/// retried: each split then starts a thread of its own, as `parallel::both`
+/// does for a busy helper).
 fn helper() -> Option<&'static Helper> {
   *HELPER.get_or_init(|| {
     let helper: &'static Helper = Box::leak(Box::new(Helper {
+      process: std::process::id(),
       claimed: AtomicBool::new(false),
       task: Mutex::new(None),
       task_ready: Condvar::new(),
@@ -114,7 +120,7 @@ where
   L: FnOnce() -> A,
   R: FnOnce() -> B + Send,
 {
-  let Some(helper) = helper() else {
+  let Some(helper) = helper().filter(|h| h.process == std::process::id()) else {
     return Err((left, right));
   };
   if helper.claimed.swap(true, Ordering::Acquire) {
@@ -191,6 +197,30 @@ mod tests {
     let caught = panic::catch_unwind(|| on_the_helper(|| 1, || -> u8 { panic!("right half failed") }));
     assert!(caught.is_err());
     assert_eq!(on_the_helper(|| 1, || 2), (1, 2));
+  }
+
+  #[test]
+  fn a_child_forked_without_exec_does_not_wait_for_a_helper_it_lacks() {
+    let _one = lock(&ONE_AT_A_TIME);
+    assert_eq!(on_the_helper(|| 1, || 2), (1, 2)); // this process has its helper
+                                                   // SAFETY: the child only calls run_beside, which refuses before it locks or
+                                                   // allocates, and ends with _exit; alarm ends it if it waits instead.
+    let child = unsafe { libc::fork() };
+    assert!(child >= 0, "fork failed");
+    if child == 0 {
+      // SAFETY: async-signal-safe calls only, in the child.
+      unsafe {
+        libc::alarm(5);
+        libc::_exit(if run_beside(|| (), || ()).is_err() { 0 } else { 1 });
+      }
+    }
+    let mut status = 0;
+    // SAFETY: waits for the child made above; `status` is a valid out-pointer.
+    assert_eq!(unsafe { libc::waitpid(child, &mut status, 0) }, child);
+    assert!(
+      libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+      "child status {status:#x}"
+    );
   }
 
   #[test]

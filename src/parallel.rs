@@ -104,6 +104,9 @@ fn move_down<T: Copy>(free: &mut [MaybeUninit<T>], right: &mut [MaybeUninit<T>],
 /// the left half's units are counted first, which says where the right half's
 /// start. `None` if `bytes` are not valid UTF-8 or no thread could be started.
 pub fn utf16_halves(bytes: &[u8]) -> Option<Vec<u16>> {
+  if !crate::simd::available() {
+    return None;
+  }
   let split = character_start_after_middle(bytes)?;
   let (left, right) = bytes.split_at(split);
   // Taken once the left half is known valid: a buffer taken and given back
@@ -118,7 +121,8 @@ pub fn utf16_halves(bytes: &[u8]) -> Option<Vec<u16>> {
       let left = CountedUtf16::new(simdutf8::compat::from_utf8(left).ok()?);
       let room = &mut out_slot.insert(pool::take(bytes.len())).spare_capacity_mut()[..bytes.len()];
       let (left_room, right_room) = room.split_at_mut(left.units());
-      let _ = hand_over.send(right_room);
+      // Refused: the right half was invalid, so this one's units are not needed.
+      hand_over.send(right_room).ok()?;
       Some(left.write_into(left_room))
     },
     move || {
@@ -192,6 +196,11 @@ pub fn append_halves(bytes: &[u8], append: fn(&[u8], &mut Vec<u16>)) -> Option<V
   Some(out)
 }
 
+/// The halves above hand data from `left` to `right` through a channel whose
+/// sender is moved into `left`: if `left` panics, the sender is dropped as it
+/// unwinds, which ends `right`'s wait before `both` waits for `right`. A
+/// sender borrowed instead would hang `both` on such a panic.
+///
 /// Runs `left` on this thread and `right` on the helper thread (or, if another
 /// caller has it, on a new thread), at the same time, and returns both results;
 /// `None`, with neither run, if no thread could be started. A panic in `right`

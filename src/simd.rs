@@ -117,7 +117,12 @@ impl<'a> CountedUtf16<'a> {
     assert!(dst.len() >= self.units, "room for the counted units");
     // SAFETY: the text is valid UTF-8 (a &str), which simdutf converts to exactly
     // utf16_length_from_utf8 units, `self.units`, and `dst` has room for them.
-    unsafe { simdutf::convert_valid_utf8_to_utf16le(self.text.as_ptr(), self.text.len(), dst.as_mut_ptr().cast()) }
+    let written =
+      unsafe { simdutf::convert_valid_utf8_to_utf16le(self.text.as_ptr(), self.text.len(), dst.as_mut_ptr().cast()) };
+    // Callers place the next output right after these units and mark them
+    // initialised: a count that disagreed would leave a gap.
+    assert_eq!(written, self.units, "simdutf wrote the units it counted");
+    written
   }
 }
 
