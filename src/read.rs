@@ -319,8 +319,7 @@ mod tests {
 
   #[test]
   fn reads_whole_file_and_reports_enoent() {
-    let dir = std::env::temp_dir().join(format!("rfu8-read-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("read");
     let p = dir.join("a.txt");
     std::fs::File::create(&p).unwrap().write_all(b"hello").unwrap();
     let bytes = read_path(p.as_os_str().as_bytes(), libc::O_RDONLY).unwrap();
@@ -337,10 +336,27 @@ mod tests {
     std::fs::remove_dir_all(&dir).unwrap();
   }
 
+  /// A fresh folder for one test's files.
+  fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rfu8-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+  }
+
+  /// Writes `size` ASCII letters, with the byte 0xE9 at `odd_at`, to `path`;
+  /// returns them.
+  fn write_letters(path: &std::path::Path, size: usize, odd_at: Option<usize>) -> Vec<u8> {
+    let mut bytes: Vec<u8> = (0..size).map(|i| b'a' + (i % 26) as u8).collect();
+    if let Some(at) = odd_at {
+      bytes[at] = 0xE9;
+    }
+    std::fs::write(path, &bytes).unwrap();
+    bytes
+  }
+
   #[test]
   fn files_between_the_split_sizes_are_split_only_after_an_ascii_start() {
-    let dir = std::env::temp_dir().join(format!("rfu8-probe-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("probe");
     let p = dir.join("mid.txt");
     let size = SPLIT_READ_MIN_BYTES + 54321;
     let split = CHUNK_BYTES + crate::parallel::page_aligned_middle(size - CHUNK_BYTES);
@@ -354,11 +370,7 @@ mod tests {
       (Some(split), split),
       (Some(size - 1), split),
     ] {
-      let mut bytes: Vec<u8> = (0..size).map(|i| b'a' + (i % 26) as u8).collect();
-      if let Some(at) = odd_at {
-        bytes[at] = 0xE9;
-      }
-      std::fs::write(&p, &bytes).unwrap();
+      let bytes = write_letters(&p, size, odd_at);
       let mut buf = Vec::new();
       let got = read_path_into(p.as_os_str().as_bytes(), libc::O_RDONLY, &mut buf).unwrap();
       assert!(buf == bytes, "odd byte at {odd_at:?}");
@@ -369,8 +381,7 @@ mod tests {
 
   #[test]
   fn halves_read_the_whole_file_or_report_a_changed_one() {
-    let dir = std::env::temp_dir().join(format!("rfu8-halves-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch_dir("halves");
     let p = dir.join("big.txt");
     let size = SPLIT_ANY_MIN_BYTES + 12345;
     let split = (size / 2) & !4095;
@@ -382,11 +393,7 @@ mod tests {
       (Some(split), split),
       (Some(size - 1), split),
     ] {
-      let mut bytes: Vec<u8> = (0..size).map(|i| b'a' + (i % 26) as u8).collect();
-      if let Some(at) = odd_at {
-        bytes[at] = 0xE9;
-      }
-      std::fs::write(&p, &bytes).unwrap();
+      let bytes = write_letters(&p, size, odd_at);
       let file = File::open(&p).unwrap();
       let mut buf = Vec::with_capacity(size + 1);
       assert_eq!(
