@@ -28,7 +28,7 @@ use napi::Env;
 use napi_derive::napi;
 
 use js_string::{Outcome, Reply, MAX_STRING_LENGTH, STRING_TOO_LONG};
-use read::ReadError;
+use read::{ReadError, ReadFacts};
 use transcode::{Decoded, Text};
 
 /// The largest read buffer kept between calls; a bigger one goes back to the
@@ -57,26 +57,26 @@ fn with_scratch<R>(f: impl FnOnce(&mut Vec<u8>) -> R) -> R {
 
 /// Reads with `read` into the scratch buffer and makes the JS string, or
 /// returns a failure code (see `js_string::Outcome`).
-pub(crate) fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<usize, ReadError>) -> Reply {
+pub(crate) fn read_to_string(env: &Env, read: impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError>) -> Reply {
   with_scratch(|buf| match read(buf) {
-    Ok(ascii_prefix) => string_from_bytes(env, buf, ascii_prefix),
+    Ok(facts) => string_from_bytes(env, buf, facts),
     Err(e) => Reply::Outcome(e.into()),
   })
 }
 
 /// Reads with `read` into the scratch buffer and returns only the byte count,
 /// or the failure code: the read step alone, for the benchmark's floor suite.
-pub(crate) fn read_only(read: impl FnOnce(&mut Vec<u8>) -> Result<usize, ReadError>) -> Result<usize, i32> {
+pub(crate) fn read_only(read: impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError>) -> Result<usize, i32> {
   with_scratch(|buf| read(buf).map(|_| buf.len()).map_err(js_string::failure_code))
 }
 
-fn string_from_bytes(env: &Env, bytes: &mut Vec<u8>, ascii_prefix: usize) -> Reply {
+fn string_from_bytes(env: &Env, bytes: &mut Vec<u8>, facts: ReadFacts) -> Reply {
   // Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or
   // more, whatever it decodes to (measured on Node 20 and 26), so do we.
   if bytes.len() >= MAX_STRING_LENGTH {
     return Reply::Outcome(Outcome::Failure(STRING_TOO_LONG));
   }
-  match transcode::decode_slice_after_ascii(bytes, ascii_prefix) {
+  match transcode::decode_read(bytes, facts) {
     // Large ASCII: the read buffer itself becomes the external string's data.
     Decoded::Ascii if bytes.len() >= js_string::external_from(env.raw()).one_byte => {
       Reply::Outcome(Outcome::Text(Text::Latin1(std::mem::take(bytes))))

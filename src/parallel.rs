@@ -34,12 +34,24 @@ pub const LOSSY_PARALLEL_MIN_BYTES: usize = 8 << 20;
 /// count written, or 0 if the input cannot be converted.
 pub type Converter<T> = fn(&[u8], &mut [MaybeUninit<T>]) -> usize;
 
-/// Converts `bytes` with `convert` into a pooled buffer; `None` if `convert`
-/// rejects them.
-pub fn convert<T: Pooled + Copy + Send>(bytes: &[u8], convert: Converter<T>) -> Option<Vec<T>> {
+/// Whether valid text of `len` bytes is converted on two threads: from
+/// `PARALLEL_MIN_BYTES` on, and from `read::SPLIT_READ_MIN_BYTES` on if it was
+/// read in two halves (which below `read::SPLIT_ANY_MIN_BYTES` only text that
+/// starts with ASCII is): converting it on one thread would read the other
+/// core's half, slowly. Plain loop, Node 26, 1 MiB of ASCII with one
+/// character near its end, converted on one thread vs two: 'é' 387-418 vs
+/// 320-325 µs, an emoji 684-719 vs 589-606 µs (read on one thread, before
+/// the split read: 291-322 and 525-571 µs).
+pub fn split_conversion(len: usize, read_in_halves: bool) -> bool {
+  len >= PARALLEL_MIN_BYTES || (read_in_halves && len >= crate::read::SPLIT_READ_MIN_BYTES)
+}
+
+/// Converts `bytes` with `convert` into a pooled buffer, on two threads if
+/// `split`; `None` if `convert` rejects them.
+pub fn convert<T: Pooled + Copy + Send>(bytes: &[u8], convert: Converter<T>, split: bool) -> Option<Vec<T>> {
   let mut out: Vec<T> = pool::take(bytes.len());
   let room = &mut out.spare_capacity_mut()[..bytes.len()];
-  let written = if bytes.len() >= PARALLEL_MIN_BYTES {
+  let written = if split {
     convert_halves(bytes, room, convert)
   } else {
     convert(bytes, room)
@@ -248,15 +260,15 @@ mod tests {
     let text = unit.repeat(PARALLEL_MIN_BYTES / unit.len() + 1000);
     assert!(text.len() >= PARALLEL_MIN_BYTES);
     let expected: Vec<u16> = text.encode_utf16().collect();
-    assert_eq!(convert(text.as_bytes(), simd::utf16_into), Some(expected));
+    assert_eq!(convert(text.as_bytes(), simd::utf16_into, true), Some(expected));
     let latin1 = "déjà vu à Noël ".repeat(PARALLEL_MIN_BYTES / 15 + 1000);
     let expected: Vec<u8> = latin1.chars().map(|c| c as u8).collect();
-    assert_eq!(convert(latin1.as_bytes(), simd::latin1_into), Some(expected));
+    assert_eq!(convert(latin1.as_bytes(), simd::latin1_into, true), Some(expected));
     // An error in either half, or straddling the split, rejects the whole.
     for at in [10, latin1.len() / 2 - 1, latin1.len() / 2, latin1.len() - 1] {
       let mut bad = latin1.clone().into_bytes();
       bad[at] = 0xFF;
-      assert_eq!(convert(&bad, simd::latin1_into), None, "error at {at}");
+      assert_eq!(convert(&bad, simd::latin1_into, true), None, "error at {at}");
     }
   }
 

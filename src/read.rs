@@ -38,6 +38,19 @@ pub enum ReadError {
 /// First buffer for files whose size is unknown (st_size 0 or not regular).
 const UNKNOWN_SIZE_FIRST_CHUNK: usize = 8 * 1024;
 
+/// What a read found out about the bytes besides their count, for the steps
+/// after it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadFacts {
+  /// How many leading bytes are known to be ASCII: large files are read in
+  /// chunks that are checked while still hot in cache (see `read_sized`),
+  /// which spares `classify` a pass over cold memory.
+  pub ascii_prefix: usize,
+  /// Read as two halves by two threads (`read_halves`): each half is in its
+  /// own core's cache, so converting them is worth splitting the same way.
+  pub in_halves: bool,
+}
+
 /// Opens `path` with fs-style numeric `flags` (from `fs.constants`) and reads it whole.
 pub fn read_path(path: &[u8], flags: i32) -> Result<Vec<u8>, ReadError> {
   let mut buf = Vec::new();
@@ -55,11 +68,7 @@ pub fn read_fd(fd: RawFd) -> Result<Vec<u8>, ReadError> {
 /// Like `read_path`, into `buf` (its old contents are dropped). Reusing one
 /// buffer across calls keeps its memory mapped and in cache: a fresh buffer
 /// costs a page fault per 4 KiB on every read.
-///
-/// Returns how many leading bytes are already known to be ASCII: large files
-/// are read in chunks that are checked while still hot in cache (see
-/// `read_sized`), which spares `classify` a pass over cold memory.
-pub fn read_path_into(path: &[u8], flags: i32, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+pub fn read_path_into(path: &[u8], flags: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
   read_path_limited_into(path, flags, usize::MAX, buf)
 }
 
@@ -72,7 +81,7 @@ pub fn read_path_limited(path: &[u8], flags: i32, limit: usize) -> Result<Vec<u8
   Ok(buf)
 }
 
-fn read_path_limited_into(path: &[u8], flags: i32, limit: usize, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+fn read_path_limited_into(path: &[u8], flags: i32, limit: usize, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
   if path.contains(&0) {
     return Err(ReadError::NulInPath);
   }
@@ -81,9 +90,8 @@ fn read_path_limited_into(path: &[u8], flags: i32, limit: usize, buf: &mut Vec<u
   read_open_fd(fd.raw(), Position::Start, limit, buf)
 }
 
-/// Like `read_fd`, into `buf` (its old contents are dropped); returns the
-/// length of the known-ASCII prefix as `read_path_into` does.
-pub fn read_fd_into(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+/// Like `read_fd`, into `buf` (its old contents are dropped).
+pub fn read_fd_into(fd: RawFd, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
   read_open_fd(fd, Position::Unknown, usize::MAX, buf)
 }
 
@@ -106,7 +114,7 @@ fn open(path: &[u8], flags: i32) -> io::Result<syscall::OwnedFd> {
   }
 }
 
-fn read_open_fd(fd: RawFd, position: Position, limit: usize, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+fn read_open_fd(fd: RawFd, position: Position, limit: usize, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
   let (regular, size) = file_kind_and_size(fd).map_err(|e| os_error(e, Syscall::Read))?;
   if regular && size >= limit {
     return Err(ReadError::TooLarge);
@@ -128,23 +136,30 @@ fn read_open_fd(fd: RawFd, position: Position, limit: usize, buf: &mut Vec<u8>) 
     // the string as they are. Other text is converted on this thread, which
     // reads the other core's half slowly, so it is read here too.
     if size < SPLIT_ANY_MIN_BYTES {
-      read_appending(fd, buf, CHUNK_BYTES)?;
+      read_appending(fd, buf, PROBE_BYTES)?;
       if buf.is_ascii() {
         ascii_prefix = buf.len();
       }
     }
     if buf.len() == ascii_prefix && buf.len() < size {
       if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
-        return Ok(ascii_prefix);
+        return Ok(ReadFacts {
+          ascii_prefix,
+          in_halves: true,
+        });
       }
       // The file changed under us (`buf` holds only what was read before).
     }
   }
-  if regular && size > 0 {
-    read_sized(fd, buf, ascii_prefix)
+  let ascii_prefix = if regular && size > 0 {
+    read_sized(fd, buf, ascii_prefix)?
   } else {
-    grow_until_eof(fd, buf).map(|()| 0)
-  }
+    grow_until_eof(fd, buf).map(|()| 0)?
+  };
+  Ok(ReadFacts {
+    ascii_prefix,
+    in_halves: false,
+  })
 }
 
 /// Files from this size on are read in chunks of `CHUNK_BYTES`, each checked for
@@ -182,7 +197,7 @@ fn read_sized(fd: RawFd, buf: &mut Vec<u8>, mut ascii_prefix: usize) -> Result<u
 
 /// Regular files we opened, from this size on, are read as two halves at once
 /// by this thread and the helper thread (see `helper_thread`), if their first
-/// `CHUNK_BYTES` are ASCII; from `SPLIT_ANY_MIN_BYTES` on, all of them, and
+/// `PROBE_BYTES` are ASCII; from `SPLIT_ANY_MIN_BYTES` on, all of them, and
 /// their conversion is split the same way. Measured on 2 cores, Node 26, both
 /// builds in one process (benchmark/ab.js): ASCII 1 MiB 12-25 % faster split,
 /// also when each string is then scanned once (read + indexOf: 282 vs 329 µs);
@@ -190,6 +205,11 @@ fn read_sized(fd: RawFd, buf: &mut Vec<u8>, mut ascii_prefix: usize) -> Result<u
 /// one thread or on two.
 pub const SPLIT_READ_MIN_BYTES: usize = 1 << 20;
 pub const SPLIT_ANY_MIN_BYTES: usize = crate::parallel::PARALLEL_MIN_BYTES;
+
+/// How much of a file below `SPLIT_ANY_MIN_BYTES` is read first to see if it
+/// starts with ASCII. Plain loop, ASCII 1 MiB, Node 26: 195–201 µs per read
+/// with 16 KiB, 217–237 µs with 64 KiB, 234–249 µs with 256 KiB.
+const PROBE_BYTES: usize = 16 * 1024;
 
 /// Reads the rest of a regular file of `size` bytes, after the bytes `buf`
 /// holds (all ASCII; from offset 0 if none), as two halves, each by its own
@@ -359,22 +379,29 @@ mod tests {
     let dir = scratch_dir("probe");
     let p = dir.join("mid.txt");
     let size = SPLIT_READ_MIN_BYTES + 54321;
-    let split = CHUNK_BYTES + crate::parallel::page_aligned_middle(size - CHUNK_BYTES);
-    // (position of one non-ASCII byte, expected known-ASCII prefix): in the
-    // first chunk the rest is read on this thread, chunk by chunk.
-    for (odd_at, prefix) in [
-      (None, size),
-      (Some(0), 0),
-      (Some(CHUNK_BYTES - 1), 0),
-      (Some(CHUNK_BYTES), CHUNK_BYTES),
-      (Some(split), split),
-      (Some(size - 1), split),
+    let split = PROBE_BYTES + crate::parallel::page_aligned_middle(size - PROBE_BYTES);
+    // (position of one non-ASCII byte, expected known-ASCII prefix, read in
+    // halves): in the probe the rest is read on this thread, chunk by chunk.
+    for (odd_at, ascii_prefix, in_halves) in [
+      (None, size, true),
+      (Some(0), 0, false),
+      (Some(PROBE_BYTES - 1), 0, false),
+      (Some(PROBE_BYTES), PROBE_BYTES, true),
+      (Some(split), split, true),
+      (Some(size - 1), split, true),
     ] {
       let bytes = write_letters(&p, size, odd_at);
       let mut buf = Vec::new();
       let got = read_path_into(p.as_os_str().as_bytes(), libc::O_RDONLY, &mut buf).unwrap();
       assert!(buf == bytes, "odd byte at {odd_at:?}");
-      assert_eq!(got, prefix, "odd byte at {odd_at:?}");
+      assert_eq!(
+        got,
+        ReadFacts {
+          ascii_prefix,
+          in_halves
+        },
+        "odd byte at {odd_at:?}"
+      );
     }
     std::fs::remove_dir_all(&dir).unwrap();
   }

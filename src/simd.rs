@@ -77,7 +77,12 @@ pub fn append_utf16_up_to_error(bytes: &[u8], dst: &mut Vec<u16>) -> usize {
 /// Latin-1 of `bytes` if they are valid UTF-8 with every code point ≤ U+00FF
 /// (one validating pass; large inputs on two threads); `None` otherwise.
 pub fn try_latin1(bytes: &[u8]) -> Option<Vec<u8>> {
-  crate::parallel::convert(bytes, latin1_into)
+  try_latin1_split(bytes, crate::parallel::split_conversion(bytes.len(), false))
+}
+
+/// `try_latin1`, on two threads if `split`.
+pub fn try_latin1_split(bytes: &[u8], split: bool) -> Option<Vec<u8>> {
+  crate::parallel::convert(bytes, latin1_into, split)
 }
 
 /// Validates and converts `bytes` to UTF-16 at the start of `dst`; returns the

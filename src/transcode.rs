@@ -6,6 +6,8 @@
 //! text is decoded with U+FFFD replacement exactly as Node does.
 
 use crate::classify::{classify_after_ascii, is_ascii_after, Class};
+use crate::parallel;
+use crate::read::ReadFacts;
 use crate::simd;
 
 /// The code units of the finished string, owned, ready to hand to V8.
@@ -47,13 +49,19 @@ pub fn decode(bytes: Vec<u8>) -> Text {
 
 /// `decode` for borrowed bytes: ASCII is reported, not copied.
 pub fn decode_slice(bytes: &[u8]) -> Decoded {
-  decode_slice_after_ascii(bytes, 0)
+  decode_read(bytes, ReadFacts::default())
 }
 
-/// `decode_slice` when the first `ascii_prefix` bytes are known to be ASCII.
-pub fn decode_slice_after_ascii(bytes: &[u8], ascii_prefix: usize) -> Decoded {
+/// `decode_slice` for bytes just read, with what the read found out: a known
+/// ASCII prefix, and whether the bytes were read in two halves.
+pub fn decode_read(bytes: &[u8], facts: ReadFacts) -> Decoded {
+  let ascii_prefix = facts.ascii_prefix;
   if simd::available() {
-    return decode_simd(bytes, ascii_prefix);
+    return decode_simd(
+      bytes,
+      ascii_prefix,
+      parallel::split_conversion(bytes.len(), facts.in_halves),
+    );
   }
   let converted = match classify_after_ascii(bytes, ascii_prefix) {
     Class::Ascii => return Decoded::Ascii,
@@ -76,22 +84,22 @@ pub fn decode_slice_after_ascii(bytes: &[u8], ascii_prefix: usize) -> Decoded {
 /// pass, and text with an error near its end is not converted twice (a 4 MiB
 /// buffer of mixed text cut inside its last character took 2.2 ms, ~0.8x
 /// Node 26's toString, when a failed whole-input conversion came first).
-fn decode_simd(bytes: &[u8], ascii_prefix: usize) -> Decoded {
+fn decode_simd(bytes: &[u8], ascii_prefix: usize, split: bool) -> Decoded {
   if is_ascii_after(bytes, ascii_prefix) {
     return Decoded::Ascii;
   }
-  let text = simd::try_latin1(bytes)
+  let text = simd::try_latin1_split(bytes, split)
     .map(Text::Latin1)
-    .unwrap_or_else(|| Text::Utf16(decode_wide(bytes)));
+    .unwrap_or_else(|| Text::Utf16(decode_wide(bytes, split)));
   Decoded::Converted(text)
 }
 
-/// Wide text (simdutf route): large valid text is converted on two threads,
-/// each half where its read left it, in its own core's cache; anything else
-/// goes to the lossy decoder.
-fn decode_wide(bytes: &[u8]) -> Vec<u16> {
-  if bytes.len() >= crate::parallel::PARALLEL_MIN_BYTES {
-    if let Some(units) = crate::parallel::utf16_halves(bytes) {
+/// Wide text (simdutf route): valid text to split (`split`) is converted on
+/// two threads, each half where its read left it, in its own core's cache;
+/// anything else goes to the lossy decoder.
+fn decode_wide(bytes: &[u8], split: bool) -> Vec<u16> {
+  if split {
+    if let Some(units) = parallel::utf16_halves(bytes) {
       return units;
     }
   }
