@@ -201,8 +201,9 @@ fn read_sized(fd: RawFd, buf: &mut Vec<u8>, mut ascii_prefix: usize) -> Result<u
 /// their conversion is split the same way. Measured on 2 cores, Node 26, both
 /// builds in one process (benchmark/ab.js): ASCII 1 MiB 12-25 % faster split,
 /// also when each string is then scanned once (read + indexOf: 282 vs 329 µs);
-/// split at 1 MiB, Latin-1 and mixed text were 13-34 % slower, converted on
-/// one thread or on two.
+/// split at 1 MiB and converted on one thread, Latin-1, mixed, CJK and
+/// invalid text were 14-34 % slower; converted on two, mixed and invalid
+/// text still 12-50 %.
 pub const SPLIT_READ_MIN_BYTES: usize = 1 << 20;
 pub const SPLIT_ANY_MIN_BYTES: usize = crate::parallel::PARALLEL_MIN_BYTES;
 
