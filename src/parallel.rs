@@ -1,11 +1,16 @@
-//! Runs a validating converter over large inputs on two threads.
+//! Runs a validating converter over large inputs on two threads: this one
+//! and the helper thread (`helper_thread`).
 //!
 //! The call is synchronous, but the machine has more than one core: a large
-//! input is split at a character start, each half is converted into its own
-//! region of one output buffer concurrently, then the right half's output is
-//! moved down next to the left's. Two valid halves make a valid whole (the
-//! split is at a byte that starts a character), and if either half is invalid,
-//! so is the whole, which the caller then decodes with replacement.
+//! input is split at a character start just after the point where its read was
+//! split, so each thread converts the half in its own core's cache, into its
+//! own region of one output buffer. Latin-1: the right half's thread then moves
+//! its output down next to the left's, while it is still hot. UTF-16: the left
+//! half's units are counted first, so both halves write straight to their
+//! place. Two valid halves make a valid whole (the split is at a byte that
+//! starts a character), and if either half is invalid, so is the whole, which
+//! the caller then decodes with replacement (on two threads too, from
+//! `LOSSY_PARALLEL_MIN_BYTES`).
 
 use std::mem::MaybeUninit;
 use std::sync::mpsc;

@@ -3,7 +3,8 @@
 //! Mirrors what `fs.readFileSync` does at the syscall level, with fewer calls:
 //! open (O_CLOEXEC), fstat, one read sized from `st_size` (+1 byte so that a
 //! file which grew since fstat is noticed), close. Large files we opened
-//! ourselves are read as two halves by two threads at once (see `read_halves`).
+//! ourselves are read as two halves by two threads at once (see `read_halves`;
+//! below `SPLIT_ANY_MIN_BYTES` only those that start with ASCII).
 //! Files that report size 0 or are not regular (procfs, FIFOs, character
 //! devices, terminals) are read in a growing loop until read returns 0. EINTR is
 //! retried everywhere.
