@@ -21,6 +21,9 @@ type Task = Box<dyn FnOnce() + Send + 'static>;
 
 /// How long a caller that finished its half first spins before it sleeps: the
 /// halves are of equal size, so the helper's usually ends within microseconds.
+/// And how long the helper spins for a next task before it sleeps: a caller
+/// reading large files one after the other hands them over microseconds apart.
+/// While the other side spins, no futex wake is needed to reach it.
 const SPIN_FOR: Duration = Duration::from_micros(50);
 
 struct Helper {
@@ -31,10 +34,16 @@ struct Helper {
   claimed: AtomicBool,
   /// The task handed over and not yet taken by the helper.
   task: Mutex<Option<Task>>,
+  /// Whether `task` holds one, for the helper to spin on.
+  task_waiting: AtomicBool,
   task_ready: Condvar,
+  /// Set while the helper waits on `task_ready` (a caller then wakes it).
+  helper_sleeping: AtomicBool,
   /// Set once the task has run and been dropped (with all it borrowed).
   finished: AtomicBool,
   task_done: Condvar,
+  /// Set while the caller waits on `task_done` (the helper then wakes it).
+  caller_sleeping: AtomicBool,
 }
 
 static HELPER: OnceLock<Option<&'static Helper>> = OnceLock::new();
@@ -48,9 +57,12 @@ fn helper() -> Option<&'static Helper> {
       process: std::process::id(),
       claimed: AtomicBool::new(false),
       task: Mutex::new(None),
+      task_waiting: AtomicBool::new(false),
       task_ready: Condvar::new(),
+      helper_sleeping: AtomicBool::new(false),
       finished: AtomicBool::new(false),
       task_done: Condvar::new(),
+      caller_sleeping: AtomicBool::new(false),
     }));
     let started = thread::Builder::new()
       .name("readfile-utf8-helper".into())
@@ -69,35 +81,69 @@ impl Helper {
   /// The helper's loop: wait for a task, run it, say so.
   fn serve(&self) {
     loop {
+      spin_until(&self.task_waiting);
       let task = {
         let mut slot = lock(&self.task);
-        loop {
+        // Set under the lock, which a caller takes to hand a task over: one
+        // that comes after the wait below has begun sees it, and wakes us.
+        self.helper_sleeping.store(true, Ordering::SeqCst);
+        let task = loop {
           if let Some(task) = slot.take() {
             break task;
           }
           slot = self.task_ready.wait(slot).unwrap_or_else(|e| e.into_inner());
-        }
+        };
+        self.helper_sleeping.store(false, Ordering::SeqCst);
+        self.task_waiting.store(false, Ordering::Relaxed);
+        task
       };
       task(); // never unwinds: `run_beside` wraps the work in catch_unwind
-      self.finished.store(true, Ordering::Release);
-      // Under the lock, so a caller between its check and its wait is not missed.
-      let _slot = lock(&self.task);
-      self.task_done.notify_one();
+              // Stored before `caller_sleeping` is read, which the caller stores before
+              // it reads `finished`: one of the two sees the other's store.
+      self.finished.store(true, Ordering::SeqCst);
+      if self.caller_sleeping.load(Ordering::SeqCst) {
+        // Under the lock, which the caller holds until its wait has begun.
+        let _slot = lock(&self.task);
+        self.task_done.notify_one();
+      }
     }
   }
 
   /// Blocks until the task handed over has finished, then frees the helper.
   fn wait_finished(&self) {
-    let start = Instant::now();
-    while !self.finished.load(Ordering::Acquire) && start.elapsed() < SPIN_FOR {
-      std::hint::spin_loop();
+    if !spin_until(&self.finished) {
+      let mut slot = lock(&self.task);
+      self.caller_sleeping.store(true, Ordering::SeqCst);
+      while !self.finished.load(Ordering::SeqCst) {
+        slot = self.task_done.wait(slot).unwrap_or_else(|e| e.into_inner());
+      }
+      self.caller_sleeping.store(false, Ordering::SeqCst);
     }
-    let mut slot = lock(&self.task);
-    while !self.finished.load(Ordering::Acquire) {
-      slot = self.task_done.wait(slot).unwrap_or_else(|e| e.into_inner());
-    }
-    drop(slot);
     self.claimed.store(false, Ordering::Release);
+  }
+
+  /// Hands `task` to the helper, waking it if it sleeps.
+  fn hand_over(&self, task: Task) {
+    self.finished.store(false, Ordering::Relaxed);
+    *lock(&self.task) = Some(task);
+    self.task_waiting.store(true, Ordering::Release);
+    if self.helper_sleeping.load(Ordering::SeqCst) {
+      self.task_ready.notify_one();
+    }
+  }
+}
+
+/// Spins until `flag` is set or `SPIN_FOR` has passed; returns whether it was set.
+fn spin_until(flag: &AtomicBool) -> bool {
+  let start = Instant::now();
+  loop {
+    if flag.load(Ordering::Acquire) {
+      return true;
+    }
+    if start.elapsed() >= SPIN_FOR {
+      return false;
+    }
+    std::hint::spin_loop();
   }
 }
 
@@ -135,9 +181,7 @@ where
   // run and dropped the task before this function returns or unwinds, so nothing the
   // task borrows (`right`'s captures, `right_result`) is used after its borrow ends.
   let task: Task = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, Task>(task) };
-  helper.finished.store(false, Ordering::Relaxed);
-  *lock(&helper.task) = Some(task);
-  helper.task_ready.notify_one();
+  helper.hand_over(task);
   let waiting = WaitForHelper(helper);
   let left = left();
   drop(waiting);
