@@ -236,6 +236,32 @@ mod tests {
   }
 
   #[test]
+  fn hand_overs_around_the_spin_time_are_never_lost() {
+    let _one = lock(&ONE_AT_A_TIME);
+    // Halves and gaps between hand-overs of 0-120 µs, on both sides of
+    // SPIN_FOR: each side is found spinning, sleeping, or between the two.
+    let busy = |micros: u64| {
+      let start = Instant::now();
+      while start.elapsed() < Duration::from_micros(micros) {
+        std::hint::spin_loop();
+      }
+    };
+    let mut seed = 0x2545_f491_u64;
+    let mut next = move || {
+      seed = seed
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+      (seed >> 33) % 120
+    };
+    for round in 0..2000u64 {
+      let (left_for, right_for, gap) = (next(), next(), next());
+      let (a, b) = on_the_helper(|| busy(left_for), || (busy(right_for), round).1);
+      assert_eq!((a, b), ((), round));
+      busy(gap);
+    }
+  }
+
+  #[test]
   fn a_panic_on_the_helper_reaches_the_caller_and_the_helper_serves_on() {
     let _one = lock(&ONE_AT_A_TIME);
     let caught = panic::catch_unwind(|| on_the_helper(|| 1, || -> u8 { panic!("right half failed") }));
