@@ -16,10 +16,12 @@ fn main() {
   let path = std::env::args().nth(1).expect("usage: passes <file>");
   let bytes = std::fs::read(&path).unwrap();
   let n = 50;
+  // Split as decoding these bytes from memory would be.
+  let split = readfile_utf8::parallel::split_conversion(bytes.len(), false);
   println!(
     "class {:?}, try_latin1 {:?}, valid {}",
     readfile_utf8::classify::classify(&bytes),
-    readfile_utf8::simd::try_latin1(&bytes).map(|v| v.len()),
+    readfile_utf8::simd::try_latin1(&bytes, split).map(|v| v.len()),
     std::str::from_utf8(&bytes).is_ok()
   );
   time("std is_ascii", n, || bytes.is_ascii());
@@ -30,7 +32,7 @@ fn main() {
   time("decode (whole transcode)", n, || {
     readfile_utf8::transcode::decode(bytes.clone())
   });
-  time("simd try_latin1", n, || readfile_utf8::simd::try_latin1(&bytes));
+  time("simd try_latin1", n, || readfile_utf8::simd::try_latin1(&bytes, split));
   time("simdutf latin1 valid conv", n, || {
     let mut out = vec![0u8; bytes.len()];
     unsafe { simdutf::convert_valid_utf8_to_latin1(bytes.as_ptr(), bytes.len(), out.as_mut_ptr()) }

@@ -97,9 +97,10 @@ impl Helper {
         self.task_waiting.store(false, Ordering::Relaxed);
         task
       };
-      task(); // never unwinds: `run_beside` wraps the work in catch_unwind
-              // Stored before `caller_sleeping` is read, which the caller stores before
-              // it reads `finished`: one of the two sees the other's store.
+      // Never unwinds: `run_beside` wraps the work in catch_unwind.
+      task();
+      // Stored before `caller_sleeping` is read, which the caller stores before
+      // it reads `finished`: one of the two sees the other's store.
       self.finished.store(true, Ordering::SeqCst);
       if self.caller_sleeping.load(Ordering::SeqCst) {
         // Under the lock, which the caller holds until its wait has begun.

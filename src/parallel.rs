@@ -186,10 +186,8 @@ pub fn append_halves(bytes: &[u8], append: fn(&[u8], &mut Vec<u16>)) -> Option<V
       // they fit (if not, or if the left half failed, the caller appends them).
       match take_over.recv() {
         Ok(spare) if spare.len() >= right_out.len() => {
-          for (unit, &value) in spare.iter_mut().zip(&right_out) {
-            unit.write(value);
-          }
           let count = right_out.len();
+          spare[..count].write_copy_of_slice(&right_out);
           pool::give(right_out);
           Ok(count)
         }
@@ -213,15 +211,15 @@ pub fn append_halves(bytes: &[u8], append: fn(&[u8], &mut Vec<u16>)) -> Option<V
   Some(out)
 }
 
-/// The halves above hand data from `left` to `right` through a channel whose
-/// sender is moved into `left`: if `left` panics, the sender is dropped as it
-/// unwinds, which ends `right`'s wait before `both` waits for `right`. A
-/// sender borrowed instead would hang `both` on such a panic.
-///
 /// Runs `left` on this thread and `right` on the helper thread (or, if another
 /// caller has it, on a new thread), at the same time, and returns both results;
 /// `None`, with neither run, if no thread could be started. A panic in `right`
 /// is re-raised here (and caught at the napi boundary).
+///
+/// A caller that hands data from `left` to `right` through a channel (as the
+/// halves above do) moves the sender into `left`: if `left` panics, the sender
+/// is dropped as it unwinds, which ends `right`'s wait before `both` waits for
+/// `right`. A sender borrowed instead would hang `both` on such a panic.
 pub fn both<A, B: Send>(left: impl FnOnce() -> A, right: impl FnOnce() -> B + Send) -> Option<(A, B)> {
   let (left, right) = match helper_thread::run_beside(left, right) {
     Ok(both) => return Some(both),

@@ -413,7 +413,7 @@ mod tests {
     let dir = scratch_dir("halves");
     let p = dir.join("big.txt");
     let size = SPLIT_ANY_MIN_BYTES + 12345;
-    let split = (size / 2) & !4095;
+    let split = crate::parallel::page_aligned_middle(size);
     // (position of one non-ASCII byte, expected known-ASCII prefix)
     for (odd_at, prefix) in [
       (None, size),

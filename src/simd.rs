@@ -34,8 +34,8 @@ fn self_test() -> bool {
     && whole == expected_utf16
     && append_utf16_up_to_error(b"ok \xff", &mut cut) == 3
     && cut == [0x6f, 0x6b, 0x20]
-    && try_latin1(latin1.as_bytes()) == Some(latin1.chars().map(|c| c as u8).collect::<Vec<u8>>())
-    && try_latin1(b"\xc3").is_none()
+    && try_latin1(latin1.as_bytes(), false) == Some(latin1.chars().map(|c| c as u8).collect::<Vec<u8>>())
+    && try_latin1(b"\xc3", false).is_none()
 }
 
 /// Appends the UTF-16 of `src` to `dst`.
@@ -75,13 +75,8 @@ pub fn append_utf16_up_to_error(bytes: &[u8], dst: &mut Vec<u16>) -> usize {
 }
 
 /// Latin-1 of `bytes` if they are valid UTF-8 with every code point ≤ U+00FF
-/// (one validating pass; large inputs on two threads); `None` otherwise.
-pub fn try_latin1(bytes: &[u8]) -> Option<Vec<u8>> {
-  try_latin1_split(bytes, crate::parallel::split_conversion(bytes.len(), false))
-}
-
-/// `try_latin1`, on two threads if `split`.
-pub fn try_latin1_split(bytes: &[u8], split: bool) -> Option<Vec<u8>> {
+/// (one validating pass, on two threads if `split`); `None` otherwise.
+pub fn try_latin1(bytes: &[u8], split: bool) -> Option<Vec<u8>> {
   crate::parallel::convert(bytes, latin1_into, split)
 }
 

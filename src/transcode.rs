@@ -88,7 +88,7 @@ fn decode_simd(bytes: &[u8], ascii_prefix: usize, split: bool) -> Decoded {
   if is_ascii_after(bytes, ascii_prefix) {
     return Decoded::Ascii;
   }
-  let text = simd::try_latin1_split(bytes, split)
+  let text = simd::try_latin1(bytes, split)
     .map(Text::Latin1)
     .unwrap_or_else(|| Text::Utf16(decode_wide(bytes, split)));
   Decoded::Converted(text)

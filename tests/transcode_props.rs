@@ -19,7 +19,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 
 use readfile_utf8::classify::{classify, Class};
-use readfile_utf8::parallel::{LOSSY_PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES};
+use readfile_utf8::parallel::{self, LOSSY_PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES};
 use readfile_utf8::simd;
 use readfile_utf8::transcode::{decode, decode_borrowed, decode_slice, Borrowed, Decoded, Text};
 
@@ -150,7 +150,7 @@ fn long_run_with_an_edge(min_len: usize, max_len: usize) -> impl Strategy<Value 
         1 => 0,
         2 => (len / 2).saturating_sub(4) + shift, // around the middle
         // around parallel.rs's split point (the middle rounded down to a page)
-        3 => readfile_utf8::parallel::page_aligned_middle(len).saturating_sub(4) + shift,
+        3 => parallel::page_aligned_middle(len).saturating_sub(4) + shift,
         4 => len.saturating_sub(shift),
         _ => len / 3 + shift,
       }
@@ -221,7 +221,7 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
       "append_utf16_up_to_error: {}",
       first_difference(&utf16, &prefix)
     );
-    let latin1 = simd::try_latin1(bytes);
+    let latin1 = simd::try_latin1(bytes, parallel::split_conversion(bytes.len(), false));
     if fits_latin1 {
       let got: Vec<u16> = latin1.unwrap_or_default().into_iter().map(u16::from).collect();
       prop_assert!(got == expected, "try_latin1: {}", first_difference(&got, &expected));
