@@ -4,10 +4,9 @@
 //! The call is synchronous, but the machine has more than one core: a large
 //! input is split at a character start just after the point where its read was
 //! split, so each thread converts the half in its own core's cache, into its
-//! own region of one output buffer. Latin-1: the right half's thread then moves
-//! its output down next to the left's, while it is still hot. UTF-16: the left
-//! half's units are counted first, so both halves write straight to their
-//! place. Two valid halves make a valid whole (the split is at a byte that
+//! own region of one output buffer. The left half's output is counted first
+//! (its characters for Latin-1, its units for UTF-16), so both halves write
+//! straight to their place. Two valid halves make a valid whole (the split is at a byte that
 //! starts a character), and if either half is invalid, so is the whole, which
 //! the caller then decodes with replacement (on two threads too, from
 //! `LOSSY_PARALLEL_MIN_BYTES`).
@@ -17,8 +16,8 @@ use std::sync::mpsc;
 use std::thread;
 
 use crate::helper_thread;
-use crate::pool::{self, Pooled};
-use crate::simd::CountedUtf16;
+use crate::pool;
+use crate::simd::{self, CountedUtf16};
 
 /// Valid inputs from this size on are split, as their read is (see
 /// `read::SPLIT_ANY_MIN_BYTES`), so that each core converts the half it read,
@@ -34,15 +33,10 @@ pub const PARALLEL_MIN_BYTES: usize = 4 << 20;
 /// it pays.
 pub const LOSSY_PARALLEL_MIN_BYTES: usize = 8 << 20;
 
-/// A validating converter: writes the conversion of its input at the start of
-/// the output (which has room for one element per input byte) and returns the
-/// count written, or 0 if the input cannot be converted.
-pub type Converter<T> = fn(&[u8], &mut [MaybeUninit<T>]) -> usize;
-
 /// Whether valid text of `len` bytes is converted on two threads: from
 /// `PARALLEL_MIN_BYTES` on, and from `read::SPLIT_READ_MIN_BYTES` on if it was
 /// read in two halves (which below `read::SPLIT_ANY_MIN_BYTES` only text that
-/// starts with ASCII is): converting it on one thread would read the other
+/// starts as ASCII or Latin-1 is): converting it on one thread would read the other
 /// core's half, slowly. Plain loop, Node 26, 1 MiB of ASCII with one
 /// character near its end, converted on one thread vs two: 'é' 387-418 vs
 /// 320-325 µs, an emoji 684-719 vs 589-606 µs (read on one thread, before
@@ -51,69 +45,107 @@ pub fn split_conversion(len: usize, read_in_halves: bool) -> bool {
   len >= PARALLEL_MIN_BYTES || (read_in_halves && len >= crate::read::SPLIT_READ_MIN_BYTES)
 }
 
-/// Converts `bytes` with `convert` into a pooled buffer, on two threads if
-/// `split`; `None` if `convert` rejects them.
-pub fn convert<T: Pooled + Copy + Send>(bytes: &[u8], convert: Converter<T>, split: bool) -> Option<Vec<T>> {
-  let mut out: Vec<T> = pool::take(bytes.len());
+/// The Latin-1 of `bytes` if they are valid UTF-8 with every code point ≤
+/// U+00FF, converted on two threads if `split`; `None` otherwise.
+pub fn latin1(bytes: &[u8], split: bool) -> Option<Vec<u8>> {
+  let mut out: Vec<u8> = pool::take(bytes.len());
   let room = &mut out.spare_capacity_mut()[..bytes.len()];
   let written = if split {
-    convert_halves(bytes, room, convert)
+    latin1_halves(bytes, room)
   } else {
-    convert(bytes, room)
+    latin1_whole(bytes, room)
   };
-  if written == 0 && !bytes.is_empty() {
+  let Some(written) = written else {
     pool::give(out);
     return None;
-  }
-  // SAFETY: the first `written` elements of the spare capacity were initialised
-  // (by `convert`, or by `convert_halves`, which says so of its result).
+  };
+  // SAFETY: the first `written` bytes of the spare capacity were initialised
+  // (by `latin1_whole` or `latin1_halves`, which say so of their result).
   unsafe { out.set_len(written) };
   Some(out)
 }
 
-/// Converts the two halves of `bytes` concurrently into `room`; returns the
-/// count of elements initialised at the start of `room`, or 0 if a half was
-/// rejected. Runs sequentially if no thread can be started.
-fn convert_halves<T: Copy + Send>(bytes: &[u8], room: &mut [MaybeUninit<T>], convert: Converter<T>) -> usize {
+/// Converts `bytes` to Latin-1 at the start of `room` (one byte per input byte);
+/// returns the bytes written, `None` if they cannot be converted.
+fn latin1_whole(bytes: &[u8], room: &mut [MaybeUninit<u8>]) -> Option<usize> {
+  let written = simd::latin1_into(bytes, room);
+  (written > 0 || bytes.is_empty()).then_some(written)
+}
+
+/// `latin1_whole` with the two halves of `bytes` converted at the same time,
+/// each straight to its place: the left half's characters are counted first
+/// (one byte of Latin-1 each), which says where the right half's output
+/// starts. Returns the bytes initialised at the start of `room`. Plain loop,
+/// Node 26, Latin-1 4 MiB: 945 µs per read when the right half's output was
+/// converted at the split and moved down after the left's was done, 813 µs
+/// with that move left out (wrong output, the bound for this scheme).
+fn latin1_halves(bytes: &[u8], room: &mut [MaybeUninit<u8>]) -> Option<usize> {
   // No character start in the second half: not valid UTF-8.
-  let Some(split) = character_start_after_middle(bytes) else {
-    return 0;
-  };
+  let split = character_start_after_middle(bytes)?;
   let (left, right) = bytes.split_at(split);
-  let (left_room, right_room) = room.split_at_mut(split);
   let (hand_over, take_over) = mpsc::sync_channel(1);
+  let whole_room = &mut *room;
   let halves = both(
     move || {
-      let written = convert(left, left_room);
-      let accepted = written > 0 || left.is_empty();
-      let _ = hand_over.send(accepted.then_some(&mut left_room[written..]));
-      accepted.then_some(written)
+      // Valid text has at most one character per byte; `min` keeps any
+      // count in range.
+      let chars = simd::latin1_length(left).min(left.len());
+      let (left_room, right_room) = whole_room.split_at_mut(chars);
+      let _ = hand_over.send(right_room);
+      latin1_into_exact(left, left_room)
     },
     move || {
-      let written = convert(right, right_room);
-      if written == 0 && !right.is_empty() {
-        return None;
-      }
-      // Close the gap while the output is still in this core's cache.
-      let free = take_over.recv().ok().flatten()?;
-      move_down(free, right_room, written);
-      Some(written)
+      // The room after the left half's characters is at least `right.len()`.
+      let right_room = take_over.recv().ok()?;
+      latin1_whole(right, &mut right_room[..right.len()])
     },
   );
   match halves {
-    Some((Some(left_written), Some(right_written))) => left_written + right_written,
-    Some(_) => 0,
-    None => convert(bytes, room), // no thread could be started
+    Some((Some(left_written), Some(right_written))) => Some(left_written + right_written),
+    Some(_) => None,
+    None => latin1_whole(bytes, room), // no thread could be started
   }
 }
 
-/// Moves the first `count` elements of `right` down to start at `free`, which
-/// is the end of the left half's room, just before `right`: the halves' output
-/// becomes one run.
-fn move_down<T: Copy>(free: &mut [MaybeUninit<T>], right: &mut [MaybeUninit<T>], count: usize) {
-  let into_free = free.len().min(count);
-  free[..into_free].copy_from_slice(&right[..into_free]);
-  right.copy_within(into_free..count, 0);
+/// Below this many bytes, the rest of `latin1_into_exact`'s input goes through
+/// a buffer on the stack.
+const EXACT_TAIL_BYTES: usize = 128;
+
+/// Converts `bytes` to Latin-1 into `dst`, which has room for exactly as many
+/// bytes as `bytes` has characters, and must be filled: returns `dst.len()`, or
+/// `None` if `bytes` cannot be converted or do not fill `dst`. The validating
+/// converter wants room for one byte per input byte (it may write that much
+/// before it finds an error), so the input goes in pieces as long as the room
+/// left: each piece's characters fill all but its two-byte characters' extra
+/// bytes of that room, so the pieces shrink fast (valid Latin-1 text has at
+/// least one character per two bytes), and the last bytes go through a
+/// buffer on the stack.
+fn latin1_into_exact(bytes: &[u8], dst: &mut [MaybeUninit<u8>]) -> Option<usize> {
+  let (mut rest, mut done) = (bytes, 0);
+  while !rest.is_empty() {
+    let room = &mut dst[done..];
+    if rest.len() <= room.len() {
+      done += latin1_whole(rest, &mut room[..rest.len()])?;
+      break;
+    }
+    if room.len() * 2 < rest.len() {
+      return None; // fewer characters than valid Latin-1 text has
+    }
+    if rest.len() <= EXACT_TAIL_BYTES {
+      let mut tail = [MaybeUninit::<u8>::uninit(); EXACT_TAIL_BYTES];
+      let written = latin1_whole(rest, &mut tail[..rest.len()])?;
+      room.get_mut(..written)?.copy_from_slice(&tail[..written]);
+      done += written;
+      break;
+    }
+    // The longest piece that fits, cut at a character start (at most 3 back).
+    let piece = (room.len().saturating_sub(3)..=room.len())
+      .rev()
+      .find(|&i| rest[i] & 0xC0 != 0x80)?;
+    done += latin1_whole(&rest[..piece], &mut room[..piece]).filter(|&n| n > 0)?;
+    rest = &rest[piece..];
+  }
+  (done == dst.len()).then_some(done)
 }
 
 /// The UTF-16 of `bytes` if they are valid UTF-8, converted as two halves on
@@ -255,23 +287,59 @@ mod tests {
   use crate::simd;
 
   #[test]
-  fn halves_join_to_the_whole_conversion() {
+  fn latin1_halves_write_each_half_in_place_or_reject_the_text() {
     if !simd::available() {
       return;
     }
-    let unit = "déjà vu, 中文, 😀 and ascii ";
-    let text = unit.repeat(PARALLEL_MIN_BYTES / unit.len() + 1000);
-    assert!(text.len() >= PARALLEL_MIN_BYTES);
-    let expected: Vec<u16> = text.encode_utf16().collect();
-    assert_eq!(convert(text.as_bytes(), simd::utf16_into, true), Some(expected));
-    let latin1 = "déjà vu à Noël ".repeat(PARALLEL_MIN_BYTES / 15 + 1000);
-    let expected: Vec<u8> = latin1.chars().map(|c| c as u8).collect();
-    assert_eq!(convert(latin1.as_bytes(), simd::latin1_into, true), Some(expected));
-    // An error in either half, or straddling the split, rejects the whole.
-    for at in [10, latin1.len() / 2 - 1, latin1.len() / 2, latin1.len() - 1] {
-      let mut bad = latin1.clone().into_bytes();
-      bad[at] = 0xFF;
-      assert_eq!(convert(&bad, simd::latin1_into, true), None, "error at {at}");
+    let expected = |text: &str| -> Vec<u8> { text.chars().map(|c| c as u8).collect() };
+    let half = PARALLEL_MIN_BYTES / 2;
+    // Characters per byte differ between the halves, both ways round: where
+    // the right half's output starts depends on the left half's count.
+    let dense = "éàüßçñ ";
+    let sparse = "déjà vu, plain ascii text ";
+    for (left_unit, right_unit) in [(dense, sparse), (sparse, dense), (dense, dense)] {
+      let mut text = left_unit.repeat(half / left_unit.len() + 1);
+      text.push_str(&right_unit.repeat(half / right_unit.len() + 1));
+      assert!(
+        latin1(text.as_bytes(), true) == Some(expected(&text)),
+        "{left_unit:?} then {right_unit:?}"
+      );
+      // An error in either half, or straddling the split, rejects the whole;
+      // so does a character above U+00FF, or one cut at the end.
+      let split = character_start_after_middle(text.as_bytes()).unwrap();
+      for at in [0, split - 1, split, text.len() - 1] {
+        for odd in [&b"\xff"[..], "Ā".as_bytes()] {
+          let mut bad = text.clone().into_bytes();
+          let at = at.min(bad.len() - odd.len());
+          bad[at..at + odd.len()].copy_from_slice(odd);
+          assert!(latin1(&bad, true).is_none(), "{odd:x?} at {at}");
+        }
+      }
+      let cut = text.rfind(|c: char| !c.is_ascii()).unwrap() + 1;
+      assert!(latin1(&text.as_bytes()[..cut], true).is_none());
+    }
+    // A left half of continuation bytes counts no characters.
+    let mut stray = vec![0x80u8; half];
+    stray.extend_from_slice(&sparse.as_bytes().repeat(half / sparse.len()));
+    assert!(latin1(&stray, true).is_none());
+  }
+
+  #[test]
+  fn exact_room_is_filled_or_the_text_rejected() {
+    if !simd::available() {
+      return;
+    }
+    // Two-byte characters only (the most pieces), mixed, short (the stack tail).
+    for text in ["é".repeat(70_000), "aé".repeat(50_001), "é ü".repeat(10)] {
+      let chars = text.chars().count();
+      let mut room = vec![MaybeUninit::<u8>::uninit(); chars + 1];
+      assert_eq!(latin1_into_exact(text.as_bytes(), &mut room[..chars]), Some(chars));
+      // SAFETY: `latin1_into_exact` initialised all `chars` bytes.
+      let got: Vec<u8> = room[..chars].iter().map(|b| unsafe { b.assume_init() }).collect();
+      assert!(got == text.chars().map(|c| c as u8).collect::<Vec<u8>>());
+      // Room that the text does not fill exactly, or cannot fit in.
+      assert_eq!(latin1_into_exact(text.as_bytes(), &mut room[..chars + 1]), None);
+      assert_eq!(latin1_into_exact(text.as_bytes(), &mut room[..chars - 1]), None);
     }
   }
 

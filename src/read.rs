@@ -133,19 +133,30 @@ fn read_open_fd(fd: RawFd, position: Position, limit: usize, buf: &mut Vec<u8>) 
   buf.clear();
   let mut ascii_prefix = 0;
   if regular && size >= SPLIT_READ_MIN_BYTES && position == Position::Start {
-    // Below `SPLIT_ANY_MIN_BYTES` only ASCII text is split: its bytes become
-    // the string as they are. Other text is converted on this thread, which
-    // reads the other core's half slowly, so it is read here too.
+    // Below `SPLIT_ANY_MIN_BYTES` only text that starts as ASCII or Latin-1 is
+    // split: its conversion is split at the same place (or there is none), so
+    // each thread works on the half in its own core's cache. Wider text is
+    // converted on this thread, which reads the other core's half slowly, so
+    // it is read here too.
+    let mut split = true;
     if size < SPLIT_ANY_MIN_BYTES {
       read_appending(fd, buf, PROBE_BYTES)?;
       if buf.is_ascii() {
         ascii_prefix = buf.len();
+      } else {
+        split = looks_latin1(buf);
       }
     }
-    if buf.len() == ascii_prefix && buf.len() < size {
-      if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
+    if split && buf.len() < size {
+      let probed = buf.len();
+      if let Some(halves_ascii) = read_halves(fd, size, buf)? {
         return Ok(ReadFacts {
-          ascii_prefix,
+          // What the halves add to the known-ASCII prefix counts only after an ASCII probe.
+          ascii_prefix: if ascii_prefix == probed {
+            halves_ascii
+          } else {
+            ascii_prefix
+          },
           in_halves: true,
         });
       }
@@ -198,10 +209,11 @@ fn read_sized(fd: RawFd, buf: &mut Vec<u8>, mut ascii_prefix: usize) -> Result<u
 
 /// Regular files we opened, from this size on, are read as two halves at once
 /// by this thread and the helper thread (see `helper_thread`), if their first
-/// `PROBE_BYTES` are ASCII; from `SPLIT_ANY_MIN_BYTES` on, all of them, and
-/// their conversion is split the same way. Measured on 2 cores, Node 26, both
-/// builds in one process (benchmark/ab.js): ASCII 1 MiB 12-25 % faster split,
-/// also when each string is then scanned once (read + indexOf: 282 vs 329 µs);
+/// `PROBE_BYTES` are ASCII or look Latin-1; from `SPLIT_ANY_MIN_BYTES` on, all
+/// of them, and their conversion is split the same way. Measured on 2 cores,
+/// Node 26, both builds in one process (benchmark/ab.js): ASCII 1 MiB 12-25 %
+/// faster split, also when each string is then scanned once (read + indexOf:
+/// 282 vs 329 µs); Latin-1 1-3 MiB, conversion split too, 10-14 % faster;
 /// split at 1 MiB and converted on one thread, Latin-1, mixed, CJK and
 /// invalid text were 14-34 % slower; converted on two, mixed and invalid
 /// text still 12-50 %.
@@ -209,16 +221,23 @@ pub const SPLIT_READ_MIN_BYTES: usize = 1 << 20;
 pub const SPLIT_ANY_MIN_BYTES: usize = crate::parallel::PARALLEL_MIN_BYTES;
 
 /// How much of a file below `SPLIT_ANY_MIN_BYTES` is read first to see if it
-/// starts with ASCII. Plain loop, ASCII 1 MiB, Node 26: 195–201 µs per read
+/// starts as ASCII (or Latin-1). Plain loop, ASCII 1 MiB, Node 26: 195–201 µs per read
 /// with 16 KiB, 217–237 µs with 64 KiB, 234–249 µs with 256 KiB.
 const PROBE_BYTES: usize = 16 * 1024;
 
+/// True if no byte of `bytes` is above 0xC3, the lead byte of U+00C0–U+00FF: text
+/// that, if valid UTF-8, converts to Latin-1 (a guess about the whole file from
+/// its start; the conversion decides).
+fn looks_latin1(bytes: &[u8]) -> bool {
+  bytes.iter().copied().max().is_none_or(|max| max <= 0xC3)
+}
+
 /// Reads the rest of a regular file of `size` bytes, after the bytes `buf`
-/// holds (all ASCII; from offset 0 if none), as two halves, each by its own
-/// thread with pread(2) (which leaves the fd's offset alone), each half checked
-/// for ASCII chunk by chunk while hot. The second half asks for one byte more,
-/// as `read_sized` does: getting it means the file grew. Returns the
-/// known-ASCII prefix, or `None` when the file turned out not to be `size`
+/// holds (from offset 0 if none), as two halves, each by its own thread with
+/// pread(2) (which leaves the fd's offset alone), each half checked for ASCII
+/// chunk by chunk while hot. The second half asks for one byte more, as
+/// `read_sized` does: getting it means the file grew. Returns the known-ASCII
+/// prefix if the bytes `buf` held were ASCII (the caller knows), or `None` when the file turned out not to be `size`
 /// bytes long (it changed since fstat) or no thread could be started: the
 /// caller then reads on the plain way, after what `buf` held before. `buf`
 /// must have room for `size + 1` bytes.
@@ -365,44 +384,47 @@ mod tests {
     dir
   }
 
-  /// Writes `size` ASCII letters, with the byte 0xE9 at `odd_at`, to `path`;
+  /// Writes `size` ASCII letters, with the byte `odd` at `odd_at`, to `path`;
   /// returns them.
-  fn write_letters(path: &std::path::Path, size: usize, odd_at: Option<usize>) -> Vec<u8> {
+  fn write_letters(path: &std::path::Path, size: usize, odd_at: Option<usize>, odd: u8) -> Vec<u8> {
     let mut bytes: Vec<u8> = (0..size).map(|i| b'a' + (i % 26) as u8).collect();
     if let Some(at) = odd_at {
-      bytes[at] = 0xE9;
+      bytes[at] = odd;
     }
     std::fs::write(path, &bytes).unwrap();
     bytes
   }
 
   #[test]
-  fn files_between_the_split_sizes_are_split_only_after_an_ascii_start() {
+  fn files_between_the_split_sizes_are_split_only_after_an_ascii_or_latin1_start() {
     let dir = scratch_dir("probe");
     let p = dir.join("mid.txt");
     let size = SPLIT_READ_MIN_BYTES + 54321;
     let split = PROBE_BYTES + crate::parallel::page_aligned_middle(size - PROBE_BYTES);
-    // (position of one non-ASCII byte, expected known-ASCII prefix, read in
-    // halves): in the probe the rest is read on this thread, chunk by chunk.
-    for (odd_at, ascii_prefix, in_halves) in [
-      (None, size, true),
-      (Some(0), 0, false),
-      (Some(PROBE_BYTES - 1), 0, false),
-      (Some(PROBE_BYTES), PROBE_BYTES, true),
-      (Some(split), split, true),
-      (Some(size - 1), split, true),
+    // (one non-ASCII byte and its position, expected known-ASCII prefix, read
+    // in halves): a byte above 0xC3 in the probe (not Latin-1) makes the rest
+    // be read on this thread, chunk by chunk; 0xC3 (a Latin-1 lead) does not.
+    for (odd, odd_at, ascii_prefix, in_halves) in [
+      (0xE9, None, size, true),
+      (0xE9, Some(0), 0, false),
+      (0xE9, Some(PROBE_BYTES - 1), 0, false),
+      (0xC3, Some(0), 0, true),
+      (0xC3, Some(PROBE_BYTES - 1), 0, true),
+      (0xE9, Some(PROBE_BYTES), PROBE_BYTES, true),
+      (0xE9, Some(split), split, true),
+      (0xE9, Some(size - 1), split, true),
     ] {
-      let bytes = write_letters(&p, size, odd_at);
+      let bytes = write_letters(&p, size, odd_at, odd);
       let mut buf = Vec::new();
       let got = read_path_into(p.as_os_str().as_bytes(), libc::O_RDONLY, &mut buf).unwrap();
-      assert!(buf == bytes, "odd byte at {odd_at:?}");
+      assert!(buf == bytes, "odd byte {odd:#x} at {odd_at:?}");
       assert_eq!(
         got,
         ReadFacts {
           ascii_prefix,
           in_halves
         },
-        "odd byte at {odd_at:?}"
+        "odd byte {odd:#x} at {odd_at:?}"
       );
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -422,7 +444,7 @@ mod tests {
       (Some(split), split),
       (Some(size - 1), split),
     ] {
-      let bytes = write_letters(&p, size, odd_at);
+      let bytes = write_letters(&p, size, odd_at, 0xE9);
       let file = File::open(&p).unwrap();
       let mut buf = Vec::with_capacity(size + 1);
       assert_eq!(

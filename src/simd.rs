@@ -77,7 +77,13 @@ pub fn append_utf16_up_to_error(bytes: &[u8], dst: &mut Vec<u16>) -> usize {
 /// Latin-1 of `bytes` if they are valid UTF-8 with every code point ≤ U+00FF
 /// (one validating pass, on two threads if `split`); `None` otherwise.
 pub fn try_latin1(bytes: &[u8], split: bool) -> Option<Vec<u8>> {
-  crate::parallel::convert(bytes, latin1_into, split)
+  crate::parallel::latin1(bytes, split)
+}
+
+/// The Latin-1 length of valid UTF-8 `bytes`: their count of characters (of
+/// bytes that are not continuation bytes). Any count for invalid input.
+pub fn latin1_length(bytes: &[u8]) -> usize {
+  simdutf::latin1_length_from_utf8(bytes)
 }
 
 /// Validates and converts `bytes` to UTF-16 at the start of `dst`; returns the

@@ -221,15 +221,24 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
       "append_utf16_up_to_error: {}",
       first_difference(&utf16, &prefix)
     );
-    let latin1 = simd::try_latin1(bytes, parallel::split_conversion(bytes.len(), false));
-    if fits_latin1 {
-      let got: Vec<u16> = latin1.unwrap_or_default().into_iter().map(u16::from).collect();
-      prop_assert!(got == expected, "try_latin1: {}", first_difference(&got, &expected));
-    } else {
-      prop_assert!(
-        latin1.is_none(),
-        "try_latin1 accepted input that is not valid Latin-1-range UTF-8"
-      );
+    // On one thread below the size that splits a conversion, and split at any
+    // size (as text read in halves is): the left half's characters counted
+    // first place the right half's output, the split at a page boundary.
+    for split in [parallel::split_conversion(bytes.len(), false), true] {
+      let latin1 = simd::try_latin1(bytes, split);
+      if fits_latin1 {
+        let got: Vec<u16> = latin1.unwrap_or_default().into_iter().map(u16::from).collect();
+        prop_assert!(
+          got == expected,
+          "try_latin1 (split: {split}): {}",
+          first_difference(&got, &expected)
+        );
+      } else {
+        prop_assert!(
+          latin1.is_none(),
+          "try_latin1 (split: {split}) accepted input that is not valid Latin-1-range UTF-8"
+        );
+      }
     }
   }
   Ok(())
