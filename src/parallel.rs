@@ -16,8 +16,8 @@ use std::sync::mpsc;
 use std::thread;
 
 use crate::helper_thread;
-use crate::pool;
-use crate::simd::{self, CountedUtf16};
+use crate::pool::{self, Pooled};
+use crate::simd;
 
 /// Valid inputs from this size on are split, as their read is (see
 /// `read::SPLIT_ANY_MIN_BYTES`), so that each core converts the half it read,
@@ -45,41 +45,80 @@ pub fn split_conversion(len: usize, read_in_halves: bool) -> bool {
   len >= PARALLEL_MIN_BYTES || (read_in_halves && len >= crate::read::SPLIT_READ_MIN_BYTES)
 }
 
-/// The Latin-1 of `bytes` if they are valid UTF-8 with every code point ≤
-/// U+00FF, converted on two threads if `split`; `None` otherwise.
-pub fn latin1(bytes: &[u8], split: bool) -> Option<Vec<u8>> {
-  let mut out: Vec<u8> = pool::take(bytes.len());
+/// A validating converter: writes the conversion of its input at the start of
+/// the output (which has room for one unit per input byte) and returns the
+/// count written, or 0 if the input cannot be converted.
+pub type Converter<T> = fn(&[u8], &mut [MaybeUninit<T>]) -> usize;
+
+/// A validating conversion of UTF-8 to code units of type `T`.
+pub struct Conversion<T> {
+  pub convert: Converter<T>,
+  /// The count of units valid input converts to (any count for invalid input).
+  pub count: fn(&[u8]) -> usize,
+  /// Valid input that converts at all has at least one unit per this many bytes.
+  pub most_bytes_per_unit: usize,
+}
+
+/// Valid UTF-8 with every code point ≤ U+00FF to Latin-1: one byte per
+/// character, of one or two bytes.
+pub const LATIN1: Conversion<u8> = Conversion {
+  convert: simd::latin1_into,
+  count: simd::latin1_length,
+  most_bytes_per_unit: 2,
+};
+
+/// Valid UTF-8 to UTF-16: one unit per character of one to three bytes, two
+/// for one of four.
+pub const UTF16: Conversion<u16> = Conversion {
+  convert: simd::utf16_into,
+  count: simd::utf16_length,
+  most_bytes_per_unit: 3,
+};
+
+/// `bytes` converted by `conversion` into a pooled buffer, on two threads if
+/// `split`; `None` if `bytes` cannot be converted.
+pub fn convert<T: Pooled + Copy + Send>(bytes: &[u8], conversion: &Conversion<T>, split: bool) -> Option<Vec<T>> {
+  // One unit more than needed, as the lossy decoder (and the read buffer) ask:
+  // a buffer refused text gives back fits what comes next. Taken with room
+  // for n units, a pool of buffers of n + 1 still served it, but one taken
+  // fresh did not serve the decoder after it: invalid 4 MiB (an error every
+  // ~4 KiB) took 1.08-1.11x as long.
+  let mut out: Vec<T> = pool::take(bytes.len() + 1);
   let room = &mut out.spare_capacity_mut()[..bytes.len()];
   let written = if split {
-    latin1_halves(bytes, room)
+    convert_halves(bytes, room, conversion)
   } else {
-    latin1_whole(bytes, room)
+    convert_whole(bytes, room, conversion.convert)
   };
   let Some(written) = written else {
     pool::give(out);
     return None;
   };
-  // SAFETY: the first `written` bytes of the spare capacity were initialised
-  // (by `latin1_whole` or `latin1_halves`, which say so of their result).
+  // SAFETY: the first `written` units of the spare capacity were initialised
+  // (by `convert_whole` or `convert_halves`, which say so of their result).
   unsafe { out.set_len(written) };
   Some(out)
 }
 
-/// Converts `bytes` to Latin-1 at the start of `room` (one byte per input byte);
-/// returns the bytes written, `None` if they cannot be converted.
-fn latin1_whole(bytes: &[u8], room: &mut [MaybeUninit<u8>]) -> Option<usize> {
-  let written = simd::latin1_into(bytes, room);
+/// Converts `bytes` at the start of `room` (one unit per input byte); returns
+/// the units written, `None` if `bytes` cannot be converted.
+fn convert_whole<T>(bytes: &[u8], room: &mut [MaybeUninit<T>], convert: Converter<T>) -> Option<usize> {
+  let written = convert(bytes, room);
   (written > 0 || bytes.is_empty()).then_some(written)
 }
 
-/// `latin1_whole` with the two halves of `bytes` converted at the same time,
-/// each straight to its place: the left half's characters are counted first
-/// (one byte of Latin-1 each), which says where the right half's output
-/// starts. Returns the bytes initialised at the start of `room`. Plain loop,
-/// Node 26, Latin-1 4 MiB: 945 µs per read when the right half's output was
-/// converted at the split and moved down after the left's was done, 813 µs
-/// with that move left out (wrong output, the bound for this scheme).
-fn latin1_halves(bytes: &[u8], room: &mut [MaybeUninit<u8>]) -> Option<usize> {
+/// `convert_whole` with the two halves of `bytes` converted at the same time,
+/// each straight to its place: the left half's units are counted first, which
+/// says where the right half's start. Returns the units initialised at the
+/// start of `room`. Plain loop, Node 26, Latin-1 4 MiB: 945 µs per read when
+/// the right half was converted at the split and moved down after the left's
+/// was done, 813 µs with that move left out (wrong output, the bound for this
+/// scheme).
+fn convert_halves<T: Copy + Send>(
+  bytes: &[u8],
+  room: &mut [MaybeUninit<T>],
+  conversion: &Conversion<T>,
+) -> Option<usize> {
   // No character start in the second half: not valid UTF-8.
   let split = character_start_after_middle(bytes)?;
   let (left, right) = bytes.split_at(split);
@@ -87,53 +126,65 @@ fn latin1_halves(bytes: &[u8], room: &mut [MaybeUninit<u8>]) -> Option<usize> {
   let whole_room = &mut *room;
   let halves = both(
     move || {
-      // Valid text has at most one character per byte; `min` keeps any
-      // count in range.
-      let chars = simd::latin1_length(left).min(left.len());
-      let (left_room, right_room) = whole_room.split_at_mut(chars);
+      if starts_invalid(left) {
+        return None; // `hand_over` is dropped here, which ends the wait below.
+      }
+      // Valid text has at most one unit per byte; `min` keeps any count in range.
+      let units = (conversion.count)(left).min(left.len());
+      let (left_room, right_room) = whole_room.split_at_mut(units);
       let _ = hand_over.send(right_room);
-      latin1_into_exact(left, left_room)
+      convert_into_exact(left, left_room, conversion)
     },
     move || {
-      // The room after the left half's characters is at least `right.len()`.
+      // The room after the left half's units is at least `right.len()`.
       let right_room = take_over.recv().ok()?;
-      latin1_whole(right, &mut right_room[..right.len()])
+      convert_whole(right, &mut right_room[..right.len()], conversion.convert)
     },
   );
   match halves {
     Some((Some(left_written), Some(right_written))) => Some(left_written + right_written),
     Some(_) => None,
-    None => latin1_whole(bytes, room), // no thread could be started
+    None => convert_whole(bytes, room, conversion.convert), // no thread could be started
   }
 }
 
-/// Below this many bytes, the rest of `latin1_into_exact`'s input goes through
-/// a buffer on the stack.
+/// How much of a left half is checked before its units are counted.
+const EARLY_CHECK_BYTES: usize = 64 * 1024;
+
+/// Whether the first `EARLY_CHECK_BYTES` of `bytes` hold an error (not just a
+/// character cut at their end). The count of a half's units is a pass over all
+/// of it, which text refused at its first error would waste: with it, invalid
+/// 4 MiB text (an error every ~4 KiB) took 1.08-1.11x as long.
+fn starts_invalid(bytes: &[u8]) -> bool {
+  let head = &bytes[..bytes.len().min(EARLY_CHECK_BYTES)];
+  matches!(simdutf8::compat::from_utf8(head), Err(e) if e.error_len().is_some())
+}
+
+/// Below this many bytes, the rest of `convert_into_exact`'s input goes
+/// through a buffer on the stack.
 const EXACT_TAIL_BYTES: usize = 128;
 
-/// Converts `bytes` to Latin-1 into `dst`, which has room for exactly as many
-/// bytes as `bytes` has characters, and must be filled: returns `dst.len()`, or
-/// `None` if `bytes` cannot be converted or do not fill `dst`. The validating
-/// converter wants room for one byte per input byte (it may write that much
-/// before it finds an error), so the input goes in pieces as long as the room
-/// left: each piece's characters fill all but its two-byte characters' extra
-/// bytes of that room, so the pieces shrink fast (valid Latin-1 text has at
-/// least one character per two bytes), and the last bytes go through a
-/// buffer on the stack.
-fn latin1_into_exact(bytes: &[u8], dst: &mut [MaybeUninit<u8>]) -> Option<usize> {
+/// Converts `bytes` into `dst`, which has room for exactly the units `bytes`
+/// convert to, and must be filled: returns `dst.len()`, or `None` if `bytes`
+/// cannot be converted or do not fill `dst`. The validating converter wants
+/// room for one unit per input byte (it may write that much before it finds
+/// an error), so the input goes in pieces as long as the room left: each
+/// piece fills at least 1/`most_bytes_per_unit` of that room, so the pieces
+/// shrink fast, and the last bytes go through a buffer on the stack.
+fn convert_into_exact<T: Copy>(bytes: &[u8], dst: &mut [MaybeUninit<T>], conversion: &Conversion<T>) -> Option<usize> {
   let (mut rest, mut done) = (bytes, 0);
   while !rest.is_empty() {
     let room = &mut dst[done..];
     if rest.len() <= room.len() {
-      done += latin1_whole(rest, &mut room[..rest.len()])?;
+      done += convert_whole(rest, &mut room[..rest.len()], conversion.convert)?;
       break;
     }
-    if room.len() * 2 < rest.len() {
-      return None; // fewer characters than valid Latin-1 text has
+    if room.len() * conversion.most_bytes_per_unit < rest.len() {
+      return None; // fewer units than valid text of this length converts to
     }
     if rest.len() <= EXACT_TAIL_BYTES {
-      let mut tail = [MaybeUninit::<u8>::uninit(); EXACT_TAIL_BYTES];
-      let written = latin1_whole(rest, &mut tail[..rest.len()])?;
+      let mut tail = [MaybeUninit::<T>::uninit(); EXACT_TAIL_BYTES];
+      let written = convert_whole(rest, &mut tail[..rest.len()], conversion.convert)?;
       room.get_mut(..written)?.copy_from_slice(&tail[..written]);
       done += written;
       break;
@@ -142,53 +193,10 @@ fn latin1_into_exact(bytes: &[u8], dst: &mut [MaybeUninit<u8>]) -> Option<usize>
     let piece = (room.len().saturating_sub(3)..=room.len())
       .rev()
       .find(|&i| rest[i] & 0xC0 != 0x80)?;
-    done += latin1_whole(&rest[..piece], &mut room[..piece]).filter(|&n| n > 0)?;
+    done += convert_whole(&rest[..piece], &mut room[..piece], conversion.convert).filter(|&n| n > 0)?;
     rest = &rest[piece..];
   }
   (done == dst.len()).then_some(done)
-}
-
-/// The UTF-16 of `bytes` if they are valid UTF-8, converted as two halves on
-/// two threads, each writing its units straight to their place in one buffer:
-/// the left half's units are counted first, which says where the right half's
-/// start. `None` if `bytes` are not valid UTF-8 or no thread could be started.
-pub fn utf16_halves(bytes: &[u8]) -> Option<Vec<u16>> {
-  if !crate::simd::available() {
-    return None;
-  }
-  let split = character_start_after_middle(bytes)?;
-  let (left, right) = bytes.split_at(split);
-  // Taken once the left half is known valid: a buffer taken and given back
-  // untouched would hand the lossy decoder fresh pages to fault in.
-  let mut out: Option<Vec<u16>> = None;
-  let out_slot = &mut out;
-  let (hand_over, take_over) = mpsc::sync_channel(1);
-  let halves = both(
-    move || {
-      // On invalid input `hand_over` is dropped here, which ends the wait below.
-      // (compat: stops at the first error; basic would check the whole half.)
-      let left = CountedUtf16::new(simdutf8::compat::from_utf8(left).ok()?);
-      let room = &mut out_slot.insert(pool::take(bytes.len())).spare_capacity_mut()[..bytes.len()];
-      let (left_room, right_room) = room.split_at_mut(left.units());
-      // Refused: the right half was invalid, so this one's units are not needed.
-      hand_over.send(right_room).ok()?;
-      Some(left.write_into(left_room))
-    },
-    move || {
-      let right = CountedUtf16::new(simdutf8::compat::from_utf8(right).ok()?);
-      let right_room = take_over.recv().ok()?;
-      Some(right.write_into(right_room))
-    },
-  );
-  let mut out = out?;
-  let Some((Some(left_units), Some(right_units))) = halves else {
-    pool::give(out);
-    return None;
-  };
-  // SAFETY: the two halves initialised `left_units` units at the start of the
-  // spare capacity and `right_units` right after them.
-  unsafe { out.set_len(left_units + right_units) };
-  Some(out)
 }
 
 /// Decodes `bytes` (any bytes, valid or not) as two halves on two threads with
@@ -301,7 +309,7 @@ mod tests {
       let mut text = left_unit.repeat(half / left_unit.len() + 1);
       text.push_str(&right_unit.repeat(half / right_unit.len() + 1));
       assert!(
-        latin1(text.as_bytes(), true) == Some(expected(&text)),
+        convert(text.as_bytes(), &LATIN1, true) == Some(expected(&text)),
         "{left_unit:?} then {right_unit:?}"
       );
       // An error in either half, or straddling the split, rejects the whole;
@@ -312,16 +320,38 @@ mod tests {
           let mut bad = text.clone().into_bytes();
           let at = at.min(bad.len() - odd.len());
           bad[at..at + odd.len()].copy_from_slice(odd);
-          assert!(latin1(&bad, true).is_none(), "{odd:x?} at {at}");
+          assert!(convert(&bad, &LATIN1, true).is_none(), "{odd:x?} at {at}");
         }
       }
       let cut = text.rfind(|c: char| !c.is_ascii()).unwrap() + 1;
-      assert!(latin1(&text.as_bytes()[..cut], true).is_none());
+      assert!(convert(&text.as_bytes()[..cut], &LATIN1, true).is_none());
     }
     // A left half of continuation bytes counts no characters.
     let mut stray = vec![0x80u8; half];
     stray.extend_from_slice(&sparse.as_bytes().repeat(half / sparse.len()));
-    assert!(latin1(&stray, true).is_none());
+    assert!(convert(&stray, &LATIN1, true).is_none());
+  }
+
+  /// `convert_into_exact` fills exactly the room of `expected`'s units, and
+  /// refuses room one unit larger or smaller.
+  fn check_exact<T: Copy + PartialEq + std::fmt::Debug>(text: &str, conversion: &Conversion<T>, expected: Vec<T>) {
+    let units = expected.len();
+    let mut room = vec![MaybeUninit::<T>::uninit(); units + 1];
+    assert_eq!(
+      convert_into_exact(text.as_bytes(), &mut room[..units], conversion),
+      Some(units)
+    );
+    // SAFETY: `convert_into_exact` initialised all `units` units.
+    let got: Vec<T> = room[..units].iter().map(|u| unsafe { u.assume_init() }).collect();
+    assert!(got == expected, "{:?}...", &text[..8]);
+    assert_eq!(
+      convert_into_exact(text.as_bytes(), &mut room[..units + 1], conversion),
+      None
+    );
+    assert_eq!(
+      convert_into_exact(text.as_bytes(), &mut room[..units - 1], conversion),
+      None
+    );
   }
 
   #[test]
@@ -329,17 +359,12 @@ mod tests {
     if !simd::available() {
       return;
     }
-    // Two-byte characters only (the most pieces), mixed, short (the stack tail).
+    // The most bytes per unit (the most pieces), mixed, short (the stack tail).
     for text in ["é".repeat(70_000), "aé".repeat(50_001), "é ü".repeat(10)] {
-      let chars = text.chars().count();
-      let mut room = vec![MaybeUninit::<u8>::uninit(); chars + 1];
-      assert_eq!(latin1_into_exact(text.as_bytes(), &mut room[..chars]), Some(chars));
-      // SAFETY: `latin1_into_exact` initialised all `chars` bytes.
-      let got: Vec<u8> = room[..chars].iter().map(|b| unsafe { b.assume_init() }).collect();
-      assert!(got == text.chars().map(|c| c as u8).collect::<Vec<u8>>());
-      // Room that the text does not fill exactly, or cannot fit in.
-      assert_eq!(latin1_into_exact(text.as_bytes(), &mut room[..chars + 1]), None);
-      assert_eq!(latin1_into_exact(text.as_bytes(), &mut room[..chars - 1]), None);
+      check_exact(&text, &LATIN1, text.chars().map(|c| c as u8).collect());
+    }
+    for text in ["中".repeat(70_000), "😀é".repeat(30_001), "a中😀".repeat(9)] {
+      check_exact(&text, &UTF16, text.encode_utf16().collect());
     }
   }
 
@@ -348,24 +373,26 @@ mod tests {
     if !simd::available() {
       return;
     }
-    // Units per byte differ between the halves: where the right half's units
-    // start depends on the left half's count.
-    let left_unit = "déjà vu, 中文 ";
-    let right_unit = "😀 ascii and more ascii ";
+    // Units per byte differ between the halves, both ways round: where the
+    // right half's units start depends on the left half's count.
+    let dense = "déjà vu, 中文 ";
+    let sparse = "😀 ascii and more ascii ";
     let half = PARALLEL_MIN_BYTES / 2;
-    let mut text = left_unit.repeat(half / left_unit.len() + 1);
-    text.push_str(&right_unit.repeat(half / right_unit.len() + 1));
-    let expected: Vec<u16> = text.encode_utf16().collect();
-    assert!(utf16_halves(text.as_bytes()) == Some(expected));
-    let split = character_start_after_middle(text.as_bytes()).unwrap();
-    for at in [0, split - 1, split, text.len() - 1] {
-      let mut bad = text.clone().into_bytes();
-      bad[at] = 0xFF;
-      assert!(utf16_halves(&bad).is_none(), "error at {at}");
+    for (left_unit, right_unit) in [(dense, sparse), (sparse, dense)] {
+      let mut text = left_unit.repeat(half / left_unit.len() + 1);
+      text.push_str(&right_unit.repeat(half / right_unit.len() + 1));
+      let expected: Vec<u16> = text.encode_utf16().collect();
+      assert!(convert(text.as_bytes(), &UTF16, true) == Some(expected));
+      let split = character_start_after_middle(text.as_bytes()).unwrap();
+      for at in [0, split - 1, split, text.len() - 1] {
+        let mut bad = text.clone().into_bytes();
+        bad[at] = 0xFF;
+        assert!(convert(&bad, &UTF16, true).is_none(), "error at {at}");
+      }
+      // A character cut at the end of the input.
+      let cut = text.rfind('\u{1f600}').unwrap() + 2;
+      assert!(convert(&text.as_bytes()[..cut], &UTF16, true).is_none());
     }
-    // A character cut at the end of the input.
-    let cut = text.rfind('\u{1f600}').unwrap() + 2;
-    assert!(utf16_halves(&text.as_bytes()[..cut]).is_none());
   }
 
   /// The lossy decode of `bytes` by std: WHATWG's, as Node's.

@@ -77,7 +77,7 @@ pub fn append_utf16_up_to_error(bytes: &[u8], dst: &mut Vec<u16>) -> usize {
 /// Latin-1 of `bytes` if they are valid UTF-8 with every code point ≤ U+00FF
 /// (one validating pass, on two threads if `split`); `None` otherwise.
 pub fn try_latin1(bytes: &[u8], split: bool) -> Option<Vec<u8>> {
-  crate::parallel::latin1(bytes, split)
+  crate::parallel::convert(bytes, &crate::parallel::LATIN1, split)
 }
 
 /// The Latin-1 length of valid UTF-8 `bytes`: their count of characters (of
@@ -100,36 +100,10 @@ pub fn utf16_into(bytes: &[u8], dst: &mut [MaybeUninit<u16>]) -> usize {
   written.min(bytes.len())
 }
 
-/// Valid UTF-8 with the exact count of UTF-16 units it converts to: counted
-/// first, the count says where the output of the text after it starts
-/// (`parallel::utf16_halves`), and it bounds the write.
-pub struct CountedUtf16<'a> {
-  text: &'a str,
-  units: usize,
-}
-
-impl<'a> CountedUtf16<'a> {
-  pub fn new(text: &'a str) -> Self {
-    let units = simdutf::utf16_length_from_utf8(text.as_bytes());
-    CountedUtf16 { text, units }
-  }
-
-  pub fn units(&self) -> usize {
-    self.units
-  }
-
-  /// Converts the text to UTF-16 at the start of `dst`; returns `units()`.
-  pub fn write_into(self, dst: &mut [MaybeUninit<u16>]) -> usize {
-    assert!(dst.len() >= self.units, "room for the counted units");
-    // SAFETY: the text is valid UTF-8 (a &str), which simdutf converts to exactly
-    // utf16_length_from_utf8 units, `self.units`, and `dst` has room for them.
-    let written =
-      unsafe { simdutf::convert_valid_utf8_to_utf16le(self.text.as_ptr(), self.text.len(), dst.as_mut_ptr().cast()) };
-    // Callers place the next output right after these units and mark them
-    // initialised: a count that disagreed would leave a gap.
-    assert_eq!(written, self.units, "simdutf wrote the units it counted");
-    written
-  }
+/// The UTF-16 length of valid UTF-8 `bytes`: their count of units. Any count
+/// for invalid input.
+pub fn utf16_length(bytes: &[u8]) -> usize {
+  simdutf::utf16_length_from_utf8(bytes)
 }
 
 /// Validates and converts `bytes` to Latin-1 at the start of `dst`; returns the

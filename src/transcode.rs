@@ -99,7 +99,7 @@ fn decode_simd(bytes: &[u8], ascii_prefix: usize, split: bool) -> Decoded {
 /// anything else goes to the lossy decoder.
 fn decode_wide(bytes: &[u8], split: bool) -> Vec<u16> {
   if split {
-    if let Some(units) = parallel::utf16_halves(bytes) {
+    if let Some(units) = parallel::convert(bytes, &parallel::UTF16, true) {
       return units;
     }
   }

@@ -240,6 +240,15 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
         );
       }
     }
+    // UTF-16 on two threads, the same way (transcode's route for wide text
+    // read in halves), for any valid text; invalid text is refused.
+    let utf16 = parallel::convert(bytes, &parallel::UTF16, true);
+    if checked.is_ok() {
+      let got = utf16.unwrap_or_default();
+      prop_assert!(got == expected, "UTF-16 halves: {}", first_difference(&got, &expected));
+    } else {
+      prop_assert!(utf16.is_none(), "UTF-16 halves accepted invalid UTF-8");
+    }
   }
   Ok(())
 }
