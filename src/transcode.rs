@@ -8,7 +8,7 @@
 use crate::classify::{classify_after_ascii, is_ascii_after, Class};
 use crate::parallel;
 use crate::read::ReadFacts;
-use crate::simd;
+use crate::simd::{self, Refusal};
 
 /// The code units of the finished string, owned, ready to hand to V8.
 #[derive(Debug, PartialEq, Eq)]
@@ -88,9 +88,12 @@ fn decode_simd(bytes: &[u8], ascii_prefix: usize, split: bool) -> Decoded {
   if is_ascii_after(bytes, ascii_prefix) {
     return Decoded::Ascii;
   }
-  let text = simd::try_latin1(bytes, split)
-    .map(Text::Latin1)
-    .unwrap_or_else(|| Text::Utf16(decode_wide(bytes, split)));
+  let text = match simd::try_latin1(bytes, split) {
+    Ok(latin1) => Text::Latin1(latin1),
+    Err(Refusal::Unfit) => Text::Utf16(decode_wide(bytes, split)),
+    // Invalid: no conversion without replacement is tried again.
+    Err(Refusal::Invalid) => Text::Utf16(decode_invalid(bytes, split)),
+  };
   Decoded::Converted(text)
 }
 
@@ -99,7 +102,19 @@ fn decode_simd(bytes: &[u8], ascii_prefix: usize, split: bool) -> Decoded {
 /// anything else goes to the lossy decoder.
 fn decode_wide(bytes: &[u8], split: bool) -> Vec<u16> {
   if split {
-    if let Some(units) = parallel::convert(bytes, &parallel::UTF16, true) {
+    if let Ok(units) = parallel::convert(bytes, &parallel::UTF16, true) {
+      return units;
+    }
+  }
+  decode_invalid(bytes, split)
+}
+
+/// Text known or likely to be invalid (simdutf route): with replacement, on
+/// two threads if `split` (each half where its read left it, in its own
+/// core's cache), else by `decode_lossy`.
+fn decode_invalid(bytes: &[u8], split: bool) -> Vec<u16> {
+  if split {
+    if let Some(units) = parallel::append_halves(bytes, append_lossy_simd) {
       return units;
     }
   }
