@@ -17,7 +17,7 @@ use std::thread;
 
 use crate::helper_thread;
 use crate::pool::{self, Pooled};
-use crate::simd::{self, Refusal};
+use crate::simd;
 
 /// Valid inputs from this size on are split, as their read is (see
 /// `read::SPLIT_ANY_MIN_BYTES`), so that each core converts the half it read,
@@ -47,8 +47,8 @@ pub fn split_conversion(len: usize, read_in_halves: bool) -> bool {
 
 /// A validating converter: writes the conversion of its input at the start of
 /// the output (which has room for one unit per input byte) and returns the
-/// count written, or why it refused the input.
-pub type Converter<T> = fn(&[u8], &mut [MaybeUninit<T>]) -> Result<usize, Refusal>;
+/// count written, or 0 if the input cannot be converted.
+pub type Converter<T> = fn(&[u8], &mut [MaybeUninit<T>]) -> usize;
 
 /// A validating conversion of UTF-8 to code units of type `T`.
 pub struct Conversion<T> {
@@ -76,12 +76,8 @@ pub const UTF16: Conversion<u16> = Conversion {
 };
 
 /// `bytes` converted by `conversion` into a pooled buffer, on two threads if
-/// `split`; or why not.
-pub fn convert<T: Pooled + Copy + Send>(
-  bytes: &[u8],
-  conversion: &Conversion<T>,
-  split: bool,
-) -> Result<Vec<T>, Refusal> {
+/// `split`; `None` if `bytes` cannot be converted.
+pub fn convert<T: Pooled + Copy + Send>(bytes: &[u8], conversion: &Conversion<T>, split: bool) -> Option<Vec<T>> {
   // One unit more than needed, as the lossy decoder (and the read buffer) ask:
   // a buffer refused text gives back fits what comes next. Taken with room
   // for n units, a pool of buffers of n + 1 still served it, but one taken
@@ -94,23 +90,21 @@ pub fn convert<T: Pooled + Copy + Send>(
   } else {
     convert_whole(bytes, room, conversion.convert)
   };
-  let written = match written {
-    Ok(written) => written,
-    Err(refusal) => {
-      pool::give(out);
-      return Err(refusal);
-    }
+  let Some(written) = written else {
+    pool::give(out);
+    return None;
   };
   // SAFETY: the first `written` units of the spare capacity were initialised
   // (by `convert_whole` or `convert_halves`, which say so of their result).
   unsafe { out.set_len(written) };
-  Ok(out)
+  Some(out)
 }
 
 /// Converts `bytes` at the start of `room` (one unit per input byte); returns
-/// the units written, or why not.
-fn convert_whole<T>(bytes: &[u8], room: &mut [MaybeUninit<T>], convert: Converter<T>) -> Result<usize, Refusal> {
-  convert(bytes, room)
+/// the units written, `None` if `bytes` cannot be converted.
+fn convert_whole<T>(bytes: &[u8], room: &mut [MaybeUninit<T>], convert: Converter<T>) -> Option<usize> {
+  let written = convert(bytes, room);
+  (written > 0 || bytes.is_empty()).then_some(written)
 }
 
 /// `convert_whole` with the two halves of `bytes` converted at the same time,
@@ -124,19 +118,16 @@ fn convert_halves<T: Copy + Send>(
   bytes: &[u8],
   room: &mut [MaybeUninit<T>],
   conversion: &Conversion<T>,
-) -> Result<usize, Refusal> {
-  if bytes.is_empty() {
-    return Ok(0);
-  }
+) -> Option<usize> {
   // No character start in the second half: not valid UTF-8.
-  let split = character_start_after_middle(bytes).ok_or(Refusal::Invalid)?;
+  let split = character_start_after_middle(bytes)?;
   let (left, right) = bytes.split_at(split);
   let (hand_over, take_over) = mpsc::sync_channel(1);
   let whole_room = &mut *room;
   let halves = both(
     move || {
       if starts_invalid(left) {
-        return Err(Refusal::Invalid); // `hand_over` is dropped here, which ends the wait below.
+        return None; // `hand_over` is dropped here, which ends the wait below.
       }
       // Valid text has at most one unit per byte; `min` keeps any count in range.
       let units = (conversion.count)(left).min(left.len());
@@ -146,15 +137,13 @@ fn convert_halves<T: Copy + Send>(
     },
     move || {
       // The room after the left half's units is at least `right.len()`.
-      let right_room = take_over.recv().map_err(|_| Refusal::Unfit)?;
+      let right_room = take_over.recv().ok()?;
       convert_whole(right, &mut right_room[..right.len()], conversion.convert)
     },
   );
   match halves {
-    Some((Ok(left_written), Ok(right_written))) => Ok(left_written + right_written),
-    // Either half invalid: so is the whole (the split is at a character start).
-    Some((Err(Refusal::Invalid), _) | (_, Err(Refusal::Invalid))) => Err(Refusal::Invalid),
-    Some(_) => Err(Refusal::Unfit),
+    Some((Some(left_written), Some(right_written))) => Some(left_written + right_written),
+    Some(_) => None,
     None => convert_whole(bytes, room, conversion.convert), // no thread could be started
   }
 }
@@ -166,7 +155,7 @@ const EARLY_CHECK_BYTES: usize = 64 * 1024;
 /// character cut at their end). The count of a half's units is a pass over all
 /// of it, which text refused at its first error would waste: with it, invalid
 /// 4 MiB text (an error every ~4 KiB) took 1.08-1.11x as long.
-fn starts_invalid(bytes: &[u8]) -> bool {
+pub fn starts_invalid(bytes: &[u8]) -> bool {
   let head = &bytes[..bytes.len().min(EARLY_CHECK_BYTES)];
   matches!(simdutf8::compat::from_utf8(head), Err(e) if e.error_len().is_some())
 }
@@ -176,20 +165,13 @@ fn starts_invalid(bytes: &[u8]) -> bool {
 const EXACT_TAIL_BYTES: usize = 128;
 
 /// Converts `bytes` into `dst`, which has room for exactly the units `bytes`
-/// convert to, and must be filled: returns `dst.len()`, or why `bytes` cannot
-/// be converted or do not fill `dst`. The validating converter wants
+/// convert to, and must be filled: returns `dst.len()`, or `None` if `bytes`
+/// cannot be converted or do not fill `dst`. The validating converter wants
 /// room for one unit per input byte (it may write that much before it finds
 /// an error), so the input goes in pieces as long as the room left: each
 /// piece fills at least 1/`most_bytes_per_unit` of that room, so the pieces
 /// shrink fast, and the last bytes go through a buffer on the stack.
-fn convert_into_exact<T: Copy>(
-  bytes: &[u8],
-  dst: &mut [MaybeUninit<T>],
-  conversion: &Conversion<T>,
-) -> Result<usize, Refusal> {
-  // A count that does not fit the text: the text is not what the conversion
-  // takes (or is invalid, which the next conversion tried will find).
-  let unfit = Err(Refusal::Unfit);
+fn convert_into_exact<T: Copy>(bytes: &[u8], dst: &mut [MaybeUninit<T>], conversion: &Conversion<T>) -> Option<usize> {
   let (mut rest, mut done) = (bytes, 0);
   while !rest.is_empty() {
     let room = &mut dst[done..];
@@ -198,36 +180,90 @@ fn convert_into_exact<T: Copy>(
       break;
     }
     if room.len() * conversion.most_bytes_per_unit < rest.len() {
-      return unfit; // fewer units than valid text of this length converts to
+      return None; // fewer units than valid text of this length converts to
     }
     if rest.len() <= EXACT_TAIL_BYTES {
       let mut tail = [MaybeUninit::<T>::uninit(); EXACT_TAIL_BYTES];
       let written = convert_whole(rest, &mut tail[..rest.len()], conversion.convert)?;
-      let Some(place) = room.get_mut(..written) else {
-        return unfit;
-      };
-      place.copy_from_slice(&tail[..written]);
+      room.get_mut(..written)?.copy_from_slice(&tail[..written]);
       done += written;
       break;
     }
     // The longest piece that fits, cut at a character start (at most 3 back).
-    let Some(piece) = (room.len().saturating_sub(3)..=room.len())
+    let piece = (room.len().saturating_sub(3)..=room.len())
       .rev()
-      .find(|&i| rest[i] & 0xC0 != 0x80)
-    else {
-      return Err(Refusal::Invalid); // four continuation bytes in a row
-    };
-    match convert_whole(&rest[..piece], &mut room[..piece], conversion.convert)? {
-      0 => return unfit,
-      written => done += written,
-    }
+      .find(|&i| rest[i] & 0xC0 != 0x80)?;
+    done += convert_whole(&rest[..piece], &mut room[..piece], conversion.convert).filter(|&n| n > 0)?;
     rest = &rest[piece..];
   }
-  if done == dst.len() {
-    Ok(done)
-  } else {
-    unfit
-  }
+  (done == dst.len()).then_some(done)
+}
+
+/// Decodes `bytes` (any bytes, valid or not) to UTF-16 with replacement as two
+/// halves on two threads, each where its read left it, straight to its place
+/// in one buffer: the left half's units are counted first (as if it were
+/// valid), which says where the right half's start. The right half is
+/// decoded with `decode_into` (valid text up to its first error in place, see
+/// `transcode::decode_lossy_into`); the left half is converted into exactly
+/// its counted room, and if it is not valid it is decoded again with `append`
+/// into a buffer of its own and the halves are joined after. So text with an
+/// error in its right half is decoded once, not converted and then decoded
+/// again. `None` if the second half has no character start or no thread could
+/// be started.
+pub fn decode_halves(
+  bytes: &[u8],
+  decode_into: fn(&[u8], &mut [MaybeUninit<u16>]) -> usize,
+  append: fn(&[u8], &mut Vec<u16>),
+) -> Option<Vec<u16>> {
+  let split = character_start_after_middle(bytes)?;
+  let (left, right) = bytes.split_at(split);
+  // One unit more than the input, as the lossy decoders want.
+  let mut out: Vec<u16> = pool::take(bytes.len() + 1);
+  let room = &mut out.spare_capacity_mut()[..bytes.len() + 1];
+  let (hand_over, take_over) = mpsc::sync_channel(1);
+  let halves = both(
+    move || {
+      // Valid text has at most one unit per byte; `min` keeps any count in range.
+      let units = simd::utf16_length(left).min(left.len());
+      let (left_room, right_room) = room.split_at_mut(units);
+      let _ = hand_over.send(right_room);
+      match convert_into_exact(left, left_room, &UTF16) {
+        Some(_) => (units, None),
+        None => {
+          let mut own = pool::take(left.len() + 1);
+          append(left, &mut own);
+          (units, Some(own))
+        }
+      }
+    },
+    move || {
+      // The room after the left half's units is at least `right.len() + 1`.
+      let right_room = take_over.recv().ok()?;
+      Some(decode_into(right, right_room))
+    },
+  );
+  let Some(((left_units, left_own), Some(right_units))) = halves else {
+    pool::give(out);
+    return None;
+  };
+  let room = out.spare_capacity_mut();
+  let left_units = match left_own {
+    None => left_units,
+    // The left half's units are not the ones counted: the right half's move
+    // to follow them (a decode writes at most one unit per byte: they fit).
+    Some(own) => {
+      room.copy_within(left_units..left_units + right_units, own.len());
+      room[..own.len()].write_copy_of_slice(&own);
+      let len = own.len();
+      pool::give(own);
+      len
+    }
+  };
+  // SAFETY: the first `left_units` units of the spare capacity hold the left
+  // half's units (converted in place, or copied from its own buffer) and the
+  // `right_units` after them the right half's (decoded there, or moved there).
+  unsafe { out.set_len(left_units + right_units) };
+  Some(out)
 }
 
 /// Decodes `bytes` (any bytes, valid or not) as two halves on two threads with
@@ -323,7 +359,7 @@ fn character_start_after_middle(bytes: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
   use super::*;
-  use crate::simd::{self, Refusal};
+  use crate::simd;
 
   #[test]
   fn latin1_halves_write_each_half_in_place_or_reject_the_text() {
@@ -340,7 +376,7 @@ mod tests {
       let mut text = left_unit.repeat(half / left_unit.len() + 1);
       text.push_str(&right_unit.repeat(half / right_unit.len() + 1));
       assert!(
-        convert(text.as_bytes(), &LATIN1, true) == Ok(expected(&text)),
+        convert(text.as_bytes(), &LATIN1, true) == Some(expected(&text)),
         "{left_unit:?} then {right_unit:?}"
       );
       // An error in either half, or straddling the split, rejects the whole;
@@ -351,21 +387,16 @@ mod tests {
           let mut bad = text.clone().into_bytes();
           let at = at.min(bad.len() - odd.len());
           bad[at..at + odd.len()].copy_from_slice(odd);
-          // Written over a character, Ā can make the text invalid too.
-          let refusal = match std::str::from_utf8(&bad) {
-            Ok(_) => Refusal::Unfit,
-            Err(_) => Refusal::Invalid,
-          };
-          assert_eq!(convert(&bad, &LATIN1, true), Err(refusal), "{odd:x?} at {at}");
+          assert!(convert(&bad, &LATIN1, true).is_none(), "{odd:x?} at {at}");
         }
       }
       let cut = text.rfind(|c: char| !c.is_ascii()).unwrap() + 1;
-      assert_eq!(convert(&text.as_bytes()[..cut], &LATIN1, true), Err(Refusal::Invalid));
+      assert!(convert(&text.as_bytes()[..cut], &LATIN1, true).is_none());
     }
     // A left half of continuation bytes counts no characters.
     let mut stray = vec![0x80u8; half];
     stray.extend_from_slice(&sparse.as_bytes().repeat(half / sparse.len()));
-    assert_eq!(convert(&stray, &LATIN1, true), Err(Refusal::Invalid));
+    assert!(convert(&stray, &LATIN1, true).is_none());
   }
 
   /// `convert_into_exact` fills exactly the room of `expected`'s units, and
@@ -375,13 +406,19 @@ mod tests {
     let mut room = vec![MaybeUninit::<T>::uninit(); units + 1];
     assert_eq!(
       convert_into_exact(text.as_bytes(), &mut room[..units], conversion),
-      Ok(units)
+      Some(units)
     );
     // SAFETY: `convert_into_exact` initialised all `units` units.
     let got: Vec<T> = room[..units].iter().map(|u| unsafe { u.assume_init() }).collect();
     assert!(got == expected, "{:?}...", &text[..8]);
-    assert!(convert_into_exact(text.as_bytes(), &mut room[..units + 1], conversion).is_err());
-    assert!(convert_into_exact(text.as_bytes(), &mut room[..units - 1], conversion).is_err());
+    assert_eq!(
+      convert_into_exact(text.as_bytes(), &mut room[..units + 1], conversion),
+      None
+    );
+    assert_eq!(
+      convert_into_exact(text.as_bytes(), &mut room[..units - 1], conversion),
+      None
+    );
   }
 
   #[test]
@@ -412,16 +449,16 @@ mod tests {
       let mut text = left_unit.repeat(half / left_unit.len() + 1);
       text.push_str(&right_unit.repeat(half / right_unit.len() + 1));
       let expected: Vec<u16> = text.encode_utf16().collect();
-      assert!(convert(text.as_bytes(), &UTF16, true) == Ok(expected));
+      assert!(convert(text.as_bytes(), &UTF16, true) == Some(expected));
       let split = character_start_after_middle(text.as_bytes()).unwrap();
       for at in [0, split - 1, split, text.len() - 1] {
         let mut bad = text.clone().into_bytes();
         bad[at] = 0xFF;
-        assert_eq!(convert(&bad, &UTF16, true), Err(Refusal::Invalid), "error at {at}");
+        assert!(convert(&bad, &UTF16, true).is_none(), "error at {at}");
       }
       // A character cut at the end of the input.
       let cut = text.rfind('\u{1f600}').unwrap() + 2;
-      assert_eq!(convert(&text.as_bytes()[..cut], &UTF16, true), Err(Refusal::Invalid));
+      assert!(convert(&text.as_bytes()[..cut], &UTF16, true).is_none());
     }
   }
 

@@ -34,15 +34,14 @@ fn self_test() -> bool {
     && whole == expected_utf16
     && append_utf16_up_to_error(b"ok \xff", &mut cut) == 3
     && cut == [0x6f, 0x6b, 0x20]
-    && try_latin1(latin1.as_bytes(), false) == Ok(latin1.chars().map(|c| c as u8).collect::<Vec<u8>>())
-    && try_latin1(b"\xc3", false) == Err(Refusal::Invalid)
-    && try_latin1("\u{100}".as_bytes(), false) == Err(Refusal::Unfit)
+    && try_latin1(latin1.as_bytes(), false) == Some(latin1.chars().map(|c| c as u8).collect::<Vec<u8>>())
+    && try_latin1(b"\xc3", false).is_none()
 }
 
 /// Appends the UTF-16 of `src` to `dst`.
 pub fn append_utf16(src: &str, dst: &mut Vec<u16>) {
   dst.reserve(src.len());
-  let written = utf16_into(src.as_bytes(), dst.spare_capacity_mut()).unwrap_or(0);
+  let written = utf16_into(src.as_bytes(), dst.spare_capacity_mut());
   debug_assert!(written > 0 || src.is_empty(), "valid input always converts");
   // SAFETY: utf16_into initialised the first `written` units of the spare capacity.
   unsafe { dst.set_len(dst.len() + written) };
@@ -52,13 +51,22 @@ pub fn append_utf16(src: &str, dst: &mut Vec<u16>) {
 /// error, validating and converting in one pass; returns that part's length
 /// (`bytes.len()` if there is no error). The caller confirms the error is where
 /// simdutf says (see `transcode::append_lossy_simd`).
+pub fn append_utf16_up_to_error(bytes: &[u8], dst: &mut Vec<u16>) -> usize {
+  dst.reserve(bytes.len());
+  let (valid, units) = utf16_up_to_error_into(bytes, dst.spare_capacity_mut());
+  // SAFETY: `utf16_up_to_error_into` initialised `units` units at the start of the spare capacity.
+  unsafe { dst.set_len(dst.len() + units) };
+  valid
+}
+
+/// `append_utf16_up_to_error` into the start of `room`, which must have room
+/// for one unit per byte; returns the valid part's length and its units.
 ///
 /// On an error simdutf returns the error's position, not the units written:
 /// they are counted again over the valid part (a counting pass over bytes just
 /// read, much cheaper than the second validation it replaces).
-pub fn append_utf16_up_to_error(bytes: &[u8], dst: &mut Vec<u16>) -> usize {
-  dst.reserve(bytes.len());
-  let room = dst.spare_capacity_mut();
+pub fn utf16_up_to_error_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> (usize, usize) {
+  assert!(room.len() >= bytes.len(), "room for one unit per byte");
   // SAFETY: `room` has at least `bytes.len()` units, the most any input of that
   // length converts to; the borrows cannot overlap.
   let result =
@@ -69,25 +77,12 @@ pub fn append_utf16_up_to_error(bytes: &[u8], dst: &mut Vec<u16>) -> usize {
     let valid = result.count.min(bytes.len());
     (valid, simdutf::utf16_length_from_utf8(&bytes[..valid]))
   };
-  let units = units.min(room.len());
-  // SAFETY: simdutf converted the valid part, `units` units, to the start of `room`.
-  unsafe { dst.set_len(dst.len() + units) };
-  valid
-}
-
-/// Why a validating conversion refused its input.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Refusal {
-  /// Not valid UTF-8: only a decoder with replacement can decode it.
-  Invalid,
-  /// Not convertible this way (a code point above U+00FF for Latin-1), or not
-  /// known to be invalid: another conversion may take it.
-  Unfit,
+  (valid, units.min(room.len()))
 }
 
 /// Latin-1 of `bytes` if they are valid UTF-8 with every code point ≤ U+00FF
-/// (one validating pass, on two threads if `split`); otherwise why not.
-pub fn try_latin1(bytes: &[u8], split: bool) -> Result<Vec<u8>, Refusal> {
+/// (one validating pass, on two threads if `split`); `None` otherwise.
+pub fn try_latin1(bytes: &[u8], split: bool) -> Option<Vec<u8>> {
   crate::parallel::convert(bytes, &crate::parallel::LATIN1, split)
 }
 
@@ -98,20 +93,17 @@ pub fn latin1_length(bytes: &[u8]) -> usize {
 }
 
 /// Validates and converts `bytes` to UTF-16 at the start of `dst`; returns the
-/// units written, or `Invalid` if `bytes` is not valid UTF-8.
+/// units written, 0 if `bytes` is not valid UTF-8.
 ///
 /// simdutf's validating converter measured faster (AVX-512) than its
 /// convert-valid one preceded by a length pass, and needs no separate
 /// validation. Its output is sized for the worst case: one unit per byte.
-pub fn utf16_into(bytes: &[u8], dst: &mut [MaybeUninit<u16>]) -> Result<usize, Refusal> {
+pub fn utf16_into(bytes: &[u8], dst: &mut [MaybeUninit<u16>]) -> usize {
   assert!(dst.len() >= bytes.len(), "room for one unit per byte");
   // SAFETY: `dst` has room for `bytes.len()` units, the most any input of that
   // length converts to; the borrows cannot overlap. simdutf returns 0 on invalid input.
   let written = unsafe { simdutf::convert_utf8_to_utf16le(bytes.as_ptr(), bytes.len(), dst.as_mut_ptr().cast()) };
-  match written.min(bytes.len()) {
-    0 if !bytes.is_empty() => Err(Refusal::Invalid),
-    written => Ok(written),
-  }
+  written.min(bytes.len())
 }
 
 /// The UTF-16 length of valid UTF-8 `bytes`: their count of units. Any count
@@ -121,17 +113,11 @@ pub fn utf16_length(bytes: &[u8]) -> usize {
 }
 
 /// Validates and converts `bytes` to Latin-1 at the start of `dst`; returns the
-/// bytes written, `Unfit` if `bytes` has a lead byte of a code point > U+00FF
-/// before any error (simdutf's TooLarge), `Invalid` for any other error.
-pub fn latin1_into(bytes: &[u8], dst: &mut [MaybeUninit<u8>]) -> Result<usize, Refusal> {
+/// bytes written, 0 if `bytes` is not valid UTF-8 or has a code point > U+00FF.
+pub fn latin1_into(bytes: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
   assert!(dst.len() >= bytes.len(), "room for one byte per byte");
   // SAFETY: `dst` has room for `bytes.len()` bytes; each output byte consumes at
-  // least one input byte. simdutf stops at the first input it cannot convert.
-  let result =
-    unsafe { simdutf::convert_utf8_to_latin1_with_errors(bytes.as_ptr(), bytes.len(), dst.as_mut_ptr().cast()) };
-  match result.error {
-    simdutf::ErrorCode::Success => Ok(result.count.min(bytes.len())),
-    simdutf::ErrorCode::TooLarge => Err(Refusal::Unfit),
-    _ => Err(Refusal::Invalid),
-  }
+  // least one input byte. simdutf returns 0 (and stops) on input it cannot convert.
+  let written = unsafe { simdutf::convert_utf8_to_latin1(bytes.as_ptr(), bytes.len(), dst.as_mut_ptr().cast()) };
+  written.min(bytes.len())
 }

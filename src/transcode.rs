@@ -8,7 +8,9 @@
 use crate::classify::{classify_after_ascii, is_ascii_after, Class};
 use crate::parallel;
 use crate::read::ReadFacts;
-use crate::simd::{self, Refusal};
+use std::mem::MaybeUninit;
+
+use crate::simd;
 
 /// The code units of the finished string, owned, ready to hand to V8.
 #[derive(Debug, PartialEq, Eq)]
@@ -88,12 +90,9 @@ fn decode_simd(bytes: &[u8], ascii_prefix: usize, split: bool) -> Decoded {
   if is_ascii_after(bytes, ascii_prefix) {
     return Decoded::Ascii;
   }
-  let text = match simd::try_latin1(bytes, split) {
-    Ok(latin1) => Text::Latin1(latin1),
-    Err(Refusal::Unfit) => Text::Utf16(decode_wide(bytes, split)),
-    // Invalid: no conversion without replacement is tried again.
-    Err(Refusal::Invalid) => Text::Utf16(decode_invalid(bytes, split)),
-  };
+  let text = simd::try_latin1(bytes, split)
+    .map(Text::Latin1)
+    .unwrap_or_else(|| Text::Utf16(decode_wide(bytes, split)));
   Decoded::Converted(text)
 }
 
@@ -102,19 +101,14 @@ fn decode_simd(bytes: &[u8], ascii_prefix: usize, split: bool) -> Decoded {
 /// anything else goes to the lossy decoder.
 fn decode_wide(bytes: &[u8], split: bool) -> Vec<u16> {
   if split {
-    if let Ok(units) = parallel::convert(bytes, &parallel::UTF16, true) {
-      return units;
-    }
-  }
-  decode_invalid(bytes, split)
-}
-
-/// Text known or likely to be invalid (simdutf route): with replacement, on
-/// two threads if `split` (each half where its read left it, in its own
-/// core's cache), else by `decode_lossy`.
-fn decode_invalid(bytes: &[u8], split: bool) -> Vec<u16> {
-  if split {
-    if let Some(units) = parallel::append_halves(bytes, append_lossy_simd) {
+    // Text with an error in its first bytes is likely invalid throughout: its
+    // halves are decoded apart and joined (no count would place the right one).
+    let halves = if parallel::starts_invalid(bytes) {
+      parallel::append_halves(bytes, append_lossy_simd)
+    } else {
+      parallel::decode_halves(bytes, decode_lossy_into, append_lossy_simd)
+    };
+    if let Some(units) = halves {
       return units;
     }
   }
@@ -196,6 +190,29 @@ fn append_lossy_simd(bytes: &[u8], out: &mut Vec<u16>) {
       return;
     }
   }
+}
+
+/// `append_lossy_simd` into `room` (room for one unit per byte and one more),
+/// for the right half of `parallel::decode_halves`: the text up to the first
+/// error is converted in place, only what follows it goes through a buffer of
+/// its own. Returns the units written.
+fn decode_lossy_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
+  let (valid, units) = simd::utf16_up_to_error_into(bytes, room);
+  if valid == bytes.len() {
+    return units;
+  }
+  // Where simdutf's error is not where std puts it, all of it goes the slow way.
+  let (start, units) = if maximal_subpart_at(bytes, valid).is_some() {
+    (valid, units)
+  } else {
+    (0, 0)
+  };
+  let mut rest: Vec<u16> = crate::pool::take(bytes.len() - start + 1);
+  append_lossy_simd(&bytes[start..], &mut rest);
+  room[units..units + rest.len()].write_copy_of_slice(&rest);
+  let written = units + rest.len();
+  crate::pool::give(rest);
+  written
 }
 
 /// The length of the maximal invalid subpart at `at`, if `bytes[..at]` ends on
@@ -349,5 +366,62 @@ mod tests {
       .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
       .collect();
     assert_eq!(as_utf16(decode(dense.clone())), reference(&dense));
+  }
+
+  #[test]
+  fn halves_placed_by_the_left_count_decode_as_the_whole() {
+    if !simd::available() {
+      return;
+    }
+    let text = "d\u{e9}j\u{e0} \u{4e2d}\u{6587} \u{1f600} ascii "
+      .repeat(40_000)
+      .into_bytes();
+    let split = crate::parallel::page_aligned_middle(text.len());
+    // Valid; an error at the start, the end, either side of the split, inside
+    // a character of each half (the left half's count is then not its units:
+    // a lone continuation byte counts none, a cut 4-byte character two);
+    // dense errors in the right half; a character cut at the end.
+    let faults: [(usize, &[u8]); 9] = [
+      (0, b""),
+      (0, b"\xff"),
+      (text.len() - 1, b"\xf0"),
+      (split - 1, b"\xe2"),
+      (split, b"\x80"),
+      (1000, b"\x80\x80"),
+      (1000, b"\xf0\x9f\x98 "),
+      (split + 5000, &[0xC3; 200]),
+      (text.len() - 3, b"\xf0\x9f"),
+    ];
+    for (at, fault) in faults {
+      let mut bytes = text.clone();
+      bytes[at..at + fault.len()].copy_from_slice(fault);
+      let got = crate::parallel::decode_halves(&bytes, decode_lossy_into, append_lossy_simd);
+      assert!(got == Some(reference(&bytes)), "fault {fault:x?} at {at}");
+      // The way text read in halves goes: the same units.
+      assert!(
+        decode_wide(&bytes, true) == reference(&bytes),
+        "fault {fault:x?} at {at}"
+      );
+    }
+  }
+
+  #[test]
+  fn decode_lossy_into_resumes_after_the_valid_part() {
+    if !simd::available() {
+      return;
+    }
+    for bytes in [
+      &b"abc"[..],
+      b"ab\xffcd",
+      b"\xe4\xb8\xad\xe4\xb8",
+      b"\x80",
+      b"\xf0\x9f\x98\x80\xed\xa0\x80z",
+    ] {
+      let mut room = vec![MaybeUninit::<u16>::uninit(); bytes.len() + 1];
+      let n = decode_lossy_into(bytes, &mut room);
+      // SAFETY: `decode_lossy_into` initialised the first `n` units.
+      let got: Vec<u16> = room[..n].iter().map(|u| unsafe { u.assume_init() }).collect();
+      assert_eq!(got, reference(bytes), "{bytes:x?}");
+    }
   }
 }
