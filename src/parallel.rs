@@ -36,7 +36,7 @@ pub const LOSSY_PARALLEL_MIN_BYTES: usize = 8 << 20;
 /// Whether valid text of `len` bytes is converted on two threads: from
 /// `PARALLEL_MIN_BYTES` on, and from `read::SPLIT_READ_MIN_BYTES` on if it was
 /// read in two halves (which below `read::SPLIT_ANY_MIN_BYTES` only text that
-/// starts as ASCII or Latin-1 is): converting it on one thread would read the other
+/// does not start with an error is): converting it on one thread would read the other
 /// core's half, slowly. Plain loop, Node 26, 1 MiB of ASCII with one
 /// character near its end, converted on one thread vs two: 'é' 387-418 vs
 /// 320-325 µs, an emoji 684-719 vs 589-606 µs (read on one thread, before

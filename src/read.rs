@@ -4,7 +4,7 @@
 //! open (O_CLOEXEC), fstat, one read sized from `st_size` (+1 byte so that a
 //! file which grew since fstat is noticed), close. Large files we opened
 //! ourselves are read as two halves by two threads at once (see `read_halves`;
-//! below `SPLIT_ANY_MIN_BYTES` only those that start with ASCII).
+//! below `SPLIT_ANY_MIN_BYTES` only those that do not start with an error).
 //! Files that report size 0 or are not regular (procfs, FIFOs, character
 //! devices, terminals) are read in a growing loop until read returns 0. EINTR is
 //! retried everywhere.
@@ -133,18 +133,17 @@ fn read_open_fd(fd: RawFd, position: Position, limit: usize, buf: &mut Vec<u8>) 
   buf.clear();
   let mut ascii_prefix = 0;
   if regular && size >= SPLIT_READ_MIN_BYTES && position == Position::Start {
-    // Below `SPLIT_ANY_MIN_BYTES` only text that starts as ASCII or Latin-1 is
-    // split: its conversion is split at the same place (or there is none), so
-    // each thread works on the half in its own core's cache. Wider text is
-    // converted on this thread, which reads the other core's half slowly, so
-    // it is read here too.
+    // Below `SPLIT_ANY_MIN_BYTES` text that starts with an error is not split:
+    // it is likely invalid throughout, and decoded on this thread, which reads
+    // the other core's half slowly, so it is read here too. Other text is
+    // converted (or decoded) as two halves where its read split it.
     let mut split = true;
     if size < SPLIT_ANY_MIN_BYTES {
       read_appending(fd, buf, PROBE_BYTES)?;
       if buf.is_ascii() {
         ascii_prefix = buf.len();
       } else {
-        split = looks_latin1(buf);
+        split = !crate::parallel::starts_invalid(buf);
       }
     }
     if split && buf.len() < size {
@@ -208,29 +207,22 @@ fn read_sized(fd: RawFd, buf: &mut Vec<u8>, mut ascii_prefix: usize) -> Result<u
 }
 
 /// Regular files we opened, from this size on, are read as two halves at once
-/// by this thread and the helper thread (see `helper_thread`), if their first
-/// `PROBE_BYTES` are ASCII or look Latin-1; from `SPLIT_ANY_MIN_BYTES` on, all
-/// of them, and their conversion is split the same way. Measured on 2 cores,
+/// by this thread and the helper thread (see `helper_thread`), unless their
+/// first `PROBE_BYTES` hold an error; from `SPLIT_ANY_MIN_BYTES` on, all of
+/// them, and their conversion is split the same way. Measured on 2 cores,
 /// Node 26, both builds in one process (benchmark/ab.js): ASCII 1 MiB 12-25 %
 /// faster split, also when each string is then scanned once (read + indexOf:
-/// 282 vs 329 µs); Latin-1 1-3 MiB, conversion split too, 10-14 % faster;
-/// split at 1 MiB and converted on one thread, Latin-1, mixed, CJK and
-/// invalid text were 14-34 % slower; converted on two, mixed and invalid
-/// text still 12-50 %.
+/// 282 vs 329 µs); Latin-1 1-3 MiB 10-14 % faster; mixed 1-2 MiB 14-15 %, CJK
+/// 2 MiB 11 %, mixed text of 1-2 MiB with one error at 90 % 8-10 %. Split at
+/// 1 MiB and converted on one thread, Latin-1, mixed, CJK and invalid text
+/// were 14-34 % slower: the conversions split where the read did.
 pub const SPLIT_READ_MIN_BYTES: usize = 1 << 20;
 pub const SPLIT_ANY_MIN_BYTES: usize = crate::parallel::PARALLEL_MIN_BYTES;
 
 /// How much of a file below `SPLIT_ANY_MIN_BYTES` is read first to see if it
-/// starts as ASCII (or Latin-1). Plain loop, ASCII 1 MiB, Node 26: 195–201 µs per read
+/// starts as ASCII, or with an error. Plain loop, ASCII 1 MiB, Node 26: 195–201 µs per read
 /// with 16 KiB, 217–237 µs with 64 KiB, 234–249 µs with 256 KiB.
 const PROBE_BYTES: usize = 16 * 1024;
-
-/// True if no byte of `bytes` is above 0xC3, the lead byte of U+00C0–U+00FF: text
-/// that, if valid UTF-8, converts to Latin-1 (a guess about the whole file from
-/// its start; the conversion decides).
-fn looks_latin1(bytes: &[u8]) -> bool {
-  bytes.iter().copied().max().is_none_or(|max| max <= 0xC3)
-}
 
 /// Reads the rest of a regular file of `size` bytes, after the bytes `buf`
 /// holds (from offset 0 if none), as two halves, each by its own thread with
@@ -384,47 +376,49 @@ mod tests {
     dir
   }
 
-  /// Writes `size` ASCII letters, with the byte `odd` at `odd_at`, to `path`;
+  /// Writes `size` ASCII letters, with the bytes `odd` at `odd_at`, to `path`;
   /// returns them.
-  fn write_letters(path: &std::path::Path, size: usize, odd_at: Option<usize>, odd: u8) -> Vec<u8> {
+  fn write_letters(path: &std::path::Path, size: usize, odd_at: Option<usize>, odd: &[u8]) -> Vec<u8> {
     let mut bytes: Vec<u8> = (0..size).map(|i| b'a' + (i % 26) as u8).collect();
     if let Some(at) = odd_at {
-      bytes[at] = odd;
+      bytes[at..at + odd.len()].copy_from_slice(odd);
     }
     std::fs::write(path, &bytes).unwrap();
     bytes
   }
 
   #[test]
-  fn files_between_the_split_sizes_are_split_only_after_an_ascii_or_latin1_start() {
+  fn files_between_the_split_sizes_are_split_unless_they_start_with_an_error() {
     let dir = scratch_dir("probe");
     let p = dir.join("mid.txt");
     let size = SPLIT_READ_MIN_BYTES + 54321;
     let split = PROBE_BYTES + crate::parallel::page_aligned_middle(size - PROBE_BYTES);
-    // (one non-ASCII byte and its position, expected known-ASCII prefix, read
-    // in halves): a byte above 0xC3 in the probe (not Latin-1) makes the rest
-    // be read on this thread, chunk by chunk; 0xC3 (a Latin-1 lead) does not.
+    let (bad, e_acute, han) = (&b"\xe9"[..], "é".as_bytes(), "中".as_bytes());
+    // (odd bytes and their position, expected known-ASCII prefix, read in
+    // halves): an error in the probe makes the rest be read on this thread,
+    // chunk by chunk; valid non-ASCII text, or a character cut by the probe's
+    // end, does not.
     for (odd, odd_at, ascii_prefix, in_halves) in [
-      (0xE9, None, size, true),
-      (0xE9, Some(0), 0, false),
-      (0xE9, Some(PROBE_BYTES - 1), 0, false),
-      (0xC3, Some(0), 0, true),
-      (0xC3, Some(PROBE_BYTES - 1), 0, true),
-      (0xE9, Some(PROBE_BYTES), PROBE_BYTES, true),
-      (0xE9, Some(split), split, true),
-      (0xE9, Some(size - 1), split, true),
+      (bad, None, size, true),
+      (bad, Some(0), 0, false),
+      (bad, Some(PROBE_BYTES - 2), 0, false),
+      (e_acute, Some(0), 0, true),
+      (han, Some(PROBE_BYTES - 1), 0, true),
+      (bad, Some(PROBE_BYTES), PROBE_BYTES, true),
+      (bad, Some(split), split, true),
+      (bad, Some(size - 1), split, true),
     ] {
       let bytes = write_letters(&p, size, odd_at, odd);
       let mut buf = Vec::new();
       let got = read_path_into(p.as_os_str().as_bytes(), libc::O_RDONLY, &mut buf).unwrap();
-      assert!(buf == bytes, "odd byte {odd:#x} at {odd_at:?}");
+      assert!(buf == bytes, "odd bytes {odd:x?} at {odd_at:?}");
       assert_eq!(
         got,
         ReadFacts {
           ascii_prefix,
           in_halves
         },
-        "odd byte {odd:#x} at {odd_at:?}"
+        "odd bytes {odd:x?} at {odd_at:?}"
       );
     }
     std::fs::remove_dir_all(&dir).unwrap();
@@ -444,7 +438,7 @@ mod tests {
       (Some(split), split),
       (Some(size - 1), split),
     ] {
-      let bytes = write_letters(&p, size, odd_at, 0xE9);
+      let bytes = write_letters(&p, size, odd_at, b"\xe9");
       let file = File::open(&p).unwrap();
       let mut buf = Vec::with_capacity(size + 1);
       assert_eq!(
