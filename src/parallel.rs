@@ -1,15 +1,21 @@
-//! Runs a validating converter over large inputs on two threads: this one
-//! and the helper thread (`helper_thread`).
+//! Converts and decodes large inputs on two threads: this one and the helper
+//! thread (`helper_thread`).
 //!
 //! The call is synchronous, but the machine has more than one core: a large
 //! input is split at a character start just after the point where its read was
-//! split, so each thread converts the half in its own core's cache, into its
+//! split, so each thread works on the half in its own core's cache, into its
 //! own region of one output buffer. The left half's output is counted first
 //! (its characters for Latin-1, its units for UTF-16), so both halves write
-//! straight to their place. Two valid halves make a valid whole (the split is at a byte that
-//! starts a character), and if either half is invalid, so is the whole, which
-//! the caller then decodes with replacement (on two threads too, from
-//! `LOSSY_PARALLEL_MIN_BYTES`).
+//! straight to their place:
+//! - `convert`: a validating conversion (Latin-1). Two valid halves make a
+//!   valid whole (the split is at a byte that starts a character); if either
+//!   half is refused, so is the whole.
+//! - `decode_halves`: UTF-16 with replacement, valid or not; the right half
+//!   goes on from its first error, a left half that was not valid is decoded
+//!   again and the halves joined.
+//! - `append_halves`: UTF-16 with replacement for text that starts with an
+//!   error (no count would place the right half): each half into a buffer of
+//!   its own, the right half's units then copied after the left's.
 
 use std::mem::MaybeUninit;
 use std::sync::mpsc;
@@ -27,10 +33,11 @@ use crate::simd;
 /// and 37 of 40 blocks), Latin-1 and CJK 4 MiB 0.90-1.04.
 pub const PARALLEL_MIN_BYTES: usize = 4 << 20;
 
-/// Invalid inputs from this size on are decoded on two threads: the right
-/// half's units are copied after the left's, which at 4 MiB cost what the
-/// split saved (invalid 4 MiB 1.02-1.06 of one thread's time); at 64 MiB
-/// it pays.
+/// Inputs not split where their read was (the pure-Rust engine's, or any when
+/// no thread could be started) are decoded with replacement on two threads
+/// from this size on (`append_halves`): the right half's units are copied
+/// after the left's, which at 4 MiB cost what the split saved (invalid 4 MiB
+/// 1.02-1.06 of one thread's time); at 64 MiB it pays.
 pub const LOSSY_PARALLEL_MIN_BYTES: usize = 8 << 20;
 
 /// Whether valid text of `len` bytes is converted on two threads: from
