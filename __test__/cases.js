@@ -149,7 +149,7 @@ function bigBuffer(base, size) {
 
 /**
  * Sizes around the external-string thresholds (4 KiB, 64 KiB, 512 KiB), the
- * chunked read and the two-thread read of text that does not start with an error (1 MiB,
+ * chunked read and the two-thread read of every file (1 MiB,
  * src/read.rs), the two-thread read and conversion of any text (4 MiB,
  * src/read.rs, src/parallel.rs) and past the two-thread lossy decode (8 MiB).
  */

@@ -25,9 +25,10 @@ use crate::helper_thread;
 use crate::pool::{self, Pooled};
 use crate::simd;
 
-/// Valid inputs from this size on are split, as their read is (see
-/// `read::SPLIT_ANY_MIN_BYTES`), so that each core converts the half it read,
-/// which is still in its cache: another core's half is read slowly. Measured
+/// Inputs from this size on are converted on two threads even when they were
+/// not read in halves (`decodeUtf8`'s buffers; files are split from
+/// `read::SPLIT_READ_MIN_BYTES`, each core then converting the half it read,
+/// which is still in its cache: another core's half is read slowly). Measured
 /// under Node 26 on 2 cores, both builds in one process, 40 alternating blocks,
 /// two sessions: mixed 4 MiB 0.85-0.87 of the time on one thread (faster in 34
 /// and 37 of 40 blocks), Latin-1 and CJK 4 MiB 0.90-1.04.
@@ -40,10 +41,9 @@ pub const PARALLEL_MIN_BYTES: usize = 4 << 20;
 /// 1.02-1.06 of one thread's time); at 64 MiB it pays.
 pub const LOSSY_PARALLEL_MIN_BYTES: usize = 8 << 20;
 
-/// Whether valid text of `len` bytes is converted on two threads: from
+/// Whether text of `len` bytes is converted on two threads: from
 /// `PARALLEL_MIN_BYTES` on, and from `read::SPLIT_READ_MIN_BYTES` on if it was
-/// read in two halves (which below `read::SPLIT_ANY_MIN_BYTES` only text that
-/// does not start with an error is): converting it on one thread would read the other
+/// read in two halves: converting it on one thread would read the other
 /// core's half, slowly. Plain loop, Node 26, 1 MiB of ASCII with one
 /// character near its end, converted on one thread vs two: 'é' 387-418 vs
 /// 320-325 µs, an emoji 684-719 vs 589-606 µs (read on one thread, before

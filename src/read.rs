@@ -3,8 +3,8 @@
 //! Mirrors what `fs.readFileSync` does at the syscall level, with fewer calls:
 //! open (O_CLOEXEC), fstat, one read sized from `st_size` (+1 byte so that a
 //! file which grew since fstat is noticed), close. Large files we opened
-//! ourselves are read as two halves by two threads at once (see `read_halves`;
-//! below `SPLIT_ANY_MIN_BYTES` only those that do not start with an error).
+//! ourselves are read as two halves by two threads at once (from
+//! `SPLIT_READ_MIN_BYTES`, see `read_halves`).
 //! Files that report size 0 or are not regular (procfs, FIFOs, character
 //! devices, terminals) are read in a growing loop until read returns 0. EINTR is
 //! retried everywhere.
@@ -131,39 +131,17 @@ fn read_open_fd(fd: RawFd, position: Position, limit: usize, buf: &mut Vec<u8>) 
     crate::pool::give(std::mem::replace(buf, crate::pool::take(wanted)));
   }
   buf.clear();
-  let mut ascii_prefix = 0;
   if regular && size >= SPLIT_READ_MIN_BYTES && position == Position::Start {
-    // Below `SPLIT_ANY_MIN_BYTES` text that starts with an error is not split:
-    // it is likely invalid throughout, and decoded on this thread, which reads
-    // the other core's half slowly, so it is read here too. Other text is
-    // converted (or decoded) as two halves where its read split it.
-    let mut split = true;
-    if size < SPLIT_ANY_MIN_BYTES {
-      read_appending(fd, buf, PROBE_BYTES)?;
-      if buf.is_ascii() {
-        ascii_prefix = buf.len();
-      } else {
-        split = !crate::parallel::starts_invalid(buf);
-      }
+    if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
+      return Ok(ReadFacts {
+        ascii_prefix,
+        in_halves: true,
+      });
     }
-    if split && buf.len() < size {
-      let probed = buf.len();
-      if let Some(halves_ascii) = read_halves(fd, size, buf)? {
-        return Ok(ReadFacts {
-          // What the halves add to the known-ASCII prefix counts only after an ASCII probe.
-          ascii_prefix: if ascii_prefix == probed {
-            halves_ascii
-          } else {
-            ascii_prefix
-          },
-          in_halves: true,
-        });
-      }
-      // The file changed under us (`buf` holds only what was read before).
-    }
+    // The file changed under us: read it on the plain way.
   }
   let ascii_prefix = if regular && size > 0 {
-    read_sized(fd, buf, ascii_prefix)?
+    read_sized(fd, buf)?
   } else {
     grow_until_eof(fd, buf).map(|()| 0)?
   };
@@ -178,12 +156,13 @@ fn read_open_fd(fd: RawFd, position: Position, limit: usize, buf: &mut Vec<u8>) 
 const CHUNKED_MIN_BYTES: usize = 1 << 20;
 const CHUNK_BYTES: usize = 256 * 1024;
 
-/// Regular file of known size, read on from the fd's offset after the bytes
-/// `buf` holds (the first `ascii_prefix` of them known ASCII): a read of
-/// `size + 1` bytes normally finishes it (large files: chunk by chunk). A short
-/// read of a regular file means EOF; a full buffer means the file grew, so we
-/// keep reading until EOF. Returns the length of the known-ASCII prefix.
-fn read_sized(fd: RawFd, buf: &mut Vec<u8>, mut ascii_prefix: usize) -> Result<usize, ReadError> {
+/// Regular file of known size, read from the fd's offset into the empty `buf`,
+/// which has room for `size + 1` bytes: a read of `size + 1` bytes normally
+/// finishes it (large files: chunk by chunk). A short read of a regular file
+/// means EOF; a full buffer means the file grew, so we keep reading until EOF.
+/// Returns the length of the known-ASCII prefix.
+fn read_sized(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+  let mut ascii_prefix = 0;
   let wanted = buf.capacity();
   let chunk = if wanted >= CHUNKED_MIN_BYTES {
     CHUNK_BYTES
@@ -207,55 +186,51 @@ fn read_sized(fd: RawFd, buf: &mut Vec<u8>, mut ascii_prefix: usize) -> Result<u
 }
 
 /// Regular files we opened, from this size on, are read as two halves at once
-/// by this thread and the helper thread (see `helper_thread`), unless their
-/// first `PROBE_BYTES` hold an error; from `SPLIT_ANY_MIN_BYTES` on, all of
-/// them, and their conversion is split the same way. Measured on 2 cores,
-/// Node 26, both builds in one process (benchmark/ab.js): ASCII 1 MiB 12-25 %
-/// faster split, also when each string is then scanned once (read + indexOf:
-/// 282 vs 329 µs); Latin-1 1-3 MiB 10-14 % faster; mixed 1-2 MiB 14-15 %, CJK
-/// 2 MiB 11 %, mixed text of 1-2 MiB with one error at 90 % 8-10 %. Split at
-/// 1 MiB and converted on one thread, Latin-1, mixed, CJK and invalid text
-/// were 14-34 % slower: the conversions split where the read did.
+/// by this thread and the helper thread (see `helper_thread`), and their
+/// conversion is split the same way (`parallel::split_conversion`), so each
+/// core converts the half in its own cache. Measured on 2 cores, Node 26, both
+/// builds in one process (benchmark/ab.js): ASCII 1 MiB 12-25 % faster split,
+/// also when each string is then scanned once (read + indexOf: 282 vs 329 µs);
+/// Latin-1 1-3 MiB 10-14 % faster; mixed 1-2 MiB 14-15 %, CJK 2 MiB 11 %,
+/// mixed text of 1-2 MiB with one error at 90 % 8-10 %; invalid 1-3 MiB
+/// (an error every ~4 KiB) 0.99-1.03 of one thread's time. Split at 1 MiB and
+/// converted on one thread, Latin-1, mixed, CJK and invalid text were 14-34 %
+/// slower: reading the other core's half is slow. From 256 KiB: ASCII 256 KiB
+/// took 1.42x, Latin-1 1.34x, mixed 1.51x as long; at 512 KiB ASCII 0.75x but
+/// Latin-1 1.24x, CJK 1.28x.
 pub const SPLIT_READ_MIN_BYTES: usize = 1 << 20;
-pub const SPLIT_ANY_MIN_BYTES: usize = crate::parallel::PARALLEL_MIN_BYTES;
 
-/// How much of a file below `SPLIT_ANY_MIN_BYTES` is read first to see if it
-/// starts as ASCII, or with an error. Plain loop, ASCII 1 MiB, Node 26: 195–201 µs per read
-/// with 16 KiB, 217–237 µs with 64 KiB, 234–249 µs with 256 KiB.
-const PROBE_BYTES: usize = 16 * 1024;
-
-/// Reads the rest of a regular file of `size` bytes, after the bytes `buf`
-/// holds (from offset 0 if none), as two halves, each by its own thread with
-/// pread(2) (which leaves the fd's offset alone), each half checked for ASCII
-/// chunk by chunk while hot. The second half asks for one byte more, as
+/// Reads a regular file of `size` bytes as two halves, each by its own thread
+/// with pread(2) (which leaves the fd's offset alone), each half checked for
+/// ASCII chunk by chunk while hot. The second half asks for one byte more, as
 /// `read_sized` does: getting it means the file grew. Returns the known-ASCII
-/// prefix if the bytes `buf` held were ASCII (the caller knows), or `None` when the file turned out not to be `size`
-/// bytes long (it changed since fstat) or no thread could be started: the
-/// caller then reads on the plain way, after what `buf` held before. `buf`
-/// must have room for `size + 1` bytes.
+/// prefix, or `None` when the file turned out not to be `size` bytes long (it
+/// changed since fstat) or no thread could be started: the caller then reads
+/// on the plain way. `buf` must be empty, with room for `size + 1` bytes.
 fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>) -> Result<Option<usize>, ReadError> {
-  let start = buf.len();
-  // The split sits on a page boundary, so both halves copy whole pages.
-  let split = start + crate::parallel::page_aligned_middle(size - start);
-  let room = &mut buf.spare_capacity_mut()[..size - start + 1];
-  let (left, right) = room.split_at_mut(split - start);
+  debug_assert!(buf.is_empty());
+  // The split sits on a page boundary, so both halves copy whole pages, and
+  // where the conversion splits too (`parallel::character_start_after_middle`).
+  let split = crate::parallel::page_aligned_middle(size);
+  let room = &mut buf.spare_capacity_mut()[..size + 1];
+  let (left, right) = room.split_at_mut(split);
   let halves = crate::parallel::both(
-    || pread_checking_ascii(fd, left, start),
+    || pread_checking_ascii(fd, left, 0),
     || pread_checking_ascii(fd, right, split),
   );
   let Some((left, right)) = halves else {
     return Ok(None);
   };
   let ((left_read, left_ascii), (right_read, right_ascii)) = (left?, right?);
-  if left_read != split - start || right_read != size - split {
+  if left_read != split || right_read != size - split {
     return Ok(None);
   }
-  // SAFETY: the two preads initialised the `size - start` bytes after `start`.
+  // SAFETY: the two preads initialised the first `size` bytes.
   unsafe { buf.set_len(size) };
   Ok(Some(match (left_ascii, right_ascii) {
     (true, true) => size,
     (true, false) => split,
-    (false, _) => start,
+    (false, _) => 0,
   }))
 }
 
@@ -388,25 +363,19 @@ mod tests {
   }
 
   #[test]
-  fn files_between_the_split_sizes_are_split_unless_they_start_with_an_error() {
-    let dir = scratch_dir("probe");
+  fn files_from_the_split_size_on_are_read_in_halves_whatever_they_hold() {
+    let dir = scratch_dir("split-size");
     let p = dir.join("mid.txt");
-    let size = SPLIT_READ_MIN_BYTES + 54321;
-    let split = PROBE_BYTES + crate::parallel::page_aligned_middle(size - PROBE_BYTES);
-    let (bad, e_acute, han) = (&b"\xe9"[..], "é".as_bytes(), "中".as_bytes());
-    // (odd bytes and their position, expected known-ASCII prefix, read in
-    // halves): an error in the probe makes the rest be read on this thread,
-    // chunk by chunk; valid non-ASCII text, or a character cut by the probe's
-    // end, does not.
-    for (odd, odd_at, ascii_prefix, in_halves) in [
-      (bad, None, size, true),
-      (bad, Some(0), 0, false),
-      (bad, Some(PROBE_BYTES - 2), 0, false),
-      (e_acute, Some(0), 0, true),
-      (han, Some(PROBE_BYTES - 1), 0, true),
-      (bad, Some(PROBE_BYTES), PROBE_BYTES, true),
-      (bad, Some(split), split, true),
-      (bad, Some(size - 1), split, true),
+    let size = SPLIT_READ_MIN_BYTES;
+    let split = crate::parallel::page_aligned_middle(size);
+    // (odd bytes and their position, expected known-ASCII prefix): text that
+    // starts with an error, or with valid non-ASCII text, is split too.
+    for (odd, odd_at, ascii_prefix) in [
+      (&b"\xe9"[..], None, size),
+      (b"\xe9", Some(0), 0),
+      ("é".as_bytes(), Some(0), 0),
+      (b"\xe9", Some(split), split),
+      (b"\xe9", Some(size - 1), split),
     ] {
       let bytes = write_letters(&p, size, odd_at, odd);
       let mut buf = Vec::new();
@@ -416,11 +385,16 @@ mod tests {
         got,
         ReadFacts {
           ascii_prefix,
-          in_halves
+          in_halves: true
         },
         "odd bytes {odd:x?} at {odd_at:?}"
       );
     }
+    // One byte less: read on this thread.
+    let bytes = write_letters(&p, size - 1, None, b"");
+    let mut buf = Vec::new();
+    let got = read_path_into(p.as_os_str().as_bytes(), libc::O_RDONLY, &mut buf).unwrap();
+    assert!(buf == bytes && !got.in_halves);
     std::fs::remove_dir_all(&dir).unwrap();
   }
 
@@ -428,7 +402,7 @@ mod tests {
   fn halves_read_the_whole_file_or_report_a_changed_one() {
     let dir = scratch_dir("halves");
     let p = dir.join("big.txt");
-    let size = SPLIT_ANY_MIN_BYTES + 12345;
+    let size = SPLIT_READ_MIN_BYTES + 12345;
     let split = crate::parallel::page_aligned_middle(size);
     // (position of one non-ASCII byte, expected known-ASCII prefix)
     for (odd_at, prefix) in [
