@@ -149,9 +149,9 @@ function bigBuffer(base, size) {
 
 /**
  * Sizes around the external-string thresholds (4 KiB, 64 KiB, 512 KiB), the
- * chunked read and the two-thread read of every file (1 MiB,
- * src/read.rs), the two-thread read and conversion of any text (4 MiB,
- * src/read.rs, src/parallel.rs) and past the two-thread lossy decode (8 MiB).
+ * chunked read and the two-thread read and conversion of every file (1 MiB,
+ * src/read.rs, src/parallel.rs), the two-thread conversion of buffers
+ * (decodeUtf8, 4 MiB) and past the two-thread lossy decode (8 MiB).
  */
 const LARGE_SIZES = [
   4 * 1024 - 1,
