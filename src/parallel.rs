@@ -64,6 +64,9 @@ pub struct Conversion<T> {
   pub count: fn(&[u8]) -> usize,
   /// Valid input that converts at all has at least one unit per this many bytes.
   pub most_bytes_per_unit: usize,
+  /// Whether the input's first bytes show it will be refused, before a count
+  /// (a pass over all of a half) is spent on it.
+  pub refuses_start: fn(&[u8]) -> bool,
 }
 
 /// Valid UTF-8 with every code point ≤ U+00FF to Latin-1: one byte per
@@ -72,6 +75,7 @@ pub const LATIN1: Conversion<u8> = Conversion {
   convert: simd::latin1_into,
   count: simd::latin1_length,
   most_bytes_per_unit: 2,
+  refuses_start: |bytes| starts_invalid(bytes) || !looks_latin1(bytes),
 };
 
 /// Valid UTF-8 to UTF-16: one unit per character of one to three bytes, two
@@ -80,6 +84,7 @@ pub const UTF16: Conversion<u16> = Conversion {
   convert: simd::utf16_into,
   count: simd::utf16_length,
   most_bytes_per_unit: 3,
+  refuses_start: starts_invalid,
 };
 
 /// `bytes` converted by `conversion` into a pooled buffer, on two threads if
@@ -132,7 +137,7 @@ fn convert_halves<T: Copy + Send>(
   let whole_room = &mut *room;
   let halves = both(
     move || {
-      if starts_invalid(left) {
+      if (conversion.refuses_start)(left) {
         return None; // `hand_over` is dropped here, which ends the wait below.
       }
       // Valid text has at most one unit per byte; `min` keeps any count in range.
@@ -164,6 +169,15 @@ const EARLY_CHECK_BYTES: usize = 64 * 1024;
 pub fn starts_invalid(bytes: &[u8]) -> bool {
   let head = &bytes[..bytes.len().min(EARLY_CHECK_BYTES)];
   matches!(simdutf8::compat::from_utf8(head), Err(e) if e.error_len().is_some())
+}
+
+/// Whether the first `EARLY_CHECK_BYTES` of `bytes` have no byte above 0xC3,
+/// as all of valid Latin-1-range UTF-8 has (ASCII, leads 0xC2–0xC3,
+/// continuation bytes). Wide text is refused here before the Latin-1 count
+/// of its left half: CJK 4 MiB spent ~2.6 % of its time in that count.
+fn looks_latin1(bytes: &[u8]) -> bool {
+  let head = &bytes[..bytes.len().min(EARLY_CHECK_BYTES)];
+  head.iter().copied().max().is_none_or(|max| max <= 0xC3)
 }
 
 /// Below this many bytes, the rest of `convert_into_exact`'s input goes
