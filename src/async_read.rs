@@ -41,34 +41,29 @@ impl ToNapiValue for Settled {
   }
 }
 
-/// Reads a file, but leaves files of kMaxLength bytes or more to fs.promises:
-/// its answer for them (a string, or which error) depends on the Node version.
-fn read_path(path: &[u8], flags: i32) -> Result<Vec<u8>, Outcome> {
-  let bytes = read::read_path_limited(path, flags, MAX_STRING_LENGTH)?;
-  if bytes.len() >= MAX_STRING_LENGTH {
-    return Err(Outcome::Failure(TOO_BIG_FOR_US)); // it grew since fstat
-  }
-  Ok(bytes)
-}
-
 impl Task for ReadTask {
   type Output = Outcome;
   type JsValue = Settled;
 
-  /// On a pool thread: everything but the string creation.
+  /// On a pool thread: everything but the string creation. The read's facts
+  /// (the ASCII prefix checked chunk by chunk as it read) go to the decode.
   fn compute(&mut self) -> napi::Result<Outcome> {
-    let bytes = match &self.source {
-      Source::Path { path, flags } => read_path(path, *flags),
-      Source::Fd(fd) => match read::read_fd(*fd) {
-        // As the sync readFd (fs has no promise API for fds).
-        Ok(bytes) if bytes.len() >= MAX_STRING_LENGTH => Err(Outcome::Failure(STRING_TOO_LONG)),
-        Ok(bytes) => Ok(bytes),
-        Err(e) => Err(e.into()),
-      },
+    let mut bytes = Vec::new();
+    let (read, too_long) = match &self.source {
+      // Files of kMaxLength bytes or more are left to fs.promises (its answer
+      // for them, a string or which error, depends on the Node version); one
+      // that reaches it here grew since fstat.
+      Source::Path { path, flags } => (
+        read::read_path_limited_into(path, *flags, MAX_STRING_LENGTH, &mut bytes),
+        TOO_BIG_FOR_US,
+      ),
+      // As the sync readFd (fs has no promise API for fds).
+      Source::Fd(fd) => (read::read_fd_into(*fd, &mut bytes), STRING_TOO_LONG),
     };
-    Ok(match bytes {
-      Ok(bytes) => Outcome::Text(transcode::decode(bytes)),
-      Err(outcome) => outcome,
+    Ok(match read {
+      Err(e) => e.into(),
+      Ok(_) if bytes.len() >= MAX_STRING_LENGTH => Outcome::Failure(too_long),
+      Ok(facts) => Outcome::Text(transcode::decode_read_owned(bytes, facts)),
     })
   }
 

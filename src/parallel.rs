@@ -140,10 +140,7 @@ fn convert_halves<T: Copy + Send>(
       if (conversion.refuses_start)(left) {
         return None; // `hand_over` is dropped here, which ends the wait below.
       }
-      // Valid text has at most one unit per byte; `min` keeps any count in range.
-      let units = (conversion.count)(left).min(left.len());
-      let (left_room, right_room) = whole_room.split_at_mut(units);
-      let _ = hand_over.send(right_room);
+      let left_room = place_right_half(left, whole_room, conversion.count, &hand_over);
       convert_into_exact(left, left_room, conversion)
     },
     move || {
@@ -159,6 +156,23 @@ fn convert_halves<T: Copy + Send>(
   }
 }
 
+/// Splits `room` after the units `left` converts to if valid (`count`), hands
+/// the rest to the right half's thread, and returns the left half's part.
+/// Valid text has at most one unit per byte; `min` keeps any count in range,
+/// so the right half's part is at least as long as the right half.
+fn place_right_half<'a, T>(
+  left: &[u8],
+  room: &'a mut [MaybeUninit<T>],
+  count: fn(&[u8]) -> usize,
+  hand_over: &mpsc::SyncSender<&'a mut [MaybeUninit<T>]>,
+) -> &'a mut [MaybeUninit<T>] {
+  let (left_room, right_room) = room.split_at_mut(count(left).min(left.len()));
+  // Refused only if the right half's thread is gone (it panicked): the
+  // caller's `both` re-raises that.
+  let _ = hand_over.send(right_room);
+  left_room
+}
+
 /// How much of a left half is checked before its units are counted.
 const EARLY_CHECK_BYTES: usize = 64 * 1024;
 
@@ -166,7 +180,7 @@ const EARLY_CHECK_BYTES: usize = 64 * 1024;
 /// character cut at their end). The count of a half's units is a pass over all
 /// of it, which text refused at its first error would waste: with it, invalid
 /// 4 MiB text (an error every ~4 KiB) took 1.08-1.11x as long.
-pub fn starts_invalid(bytes: &[u8]) -> bool {
+fn starts_invalid(bytes: &[u8]) -> bool {
   let head = &bytes[..bytes.len().min(EARLY_CHECK_BYTES)];
   matches!(simdutf8::compat::from_utf8(head), Err(e) if e.error_len().is_some())
 }
@@ -228,13 +242,18 @@ fn convert_into_exact<T: Copy>(bytes: &[u8], dst: &mut [MaybeUninit<T>], convers
 /// its counted room, and if it is not valid it is decoded again with `append`
 /// into a buffer of its own and the halves are joined after. So text with an
 /// error in its right half is decoded once, not converted and then decoded
-/// again. `None` if the second half has no character start or no thread could
-/// be started.
+/// again. Text with an error in its first bytes, likely invalid throughout,
+/// goes to `append_halves` instead (no count would place its right half).
+/// `None` if the second half has no character start or no thread could be
+/// started.
 pub fn decode_halves(
   bytes: &[u8],
   decode_into: fn(&[u8], &mut [MaybeUninit<u16>]) -> usize,
   append: fn(&[u8], &mut Vec<u16>),
 ) -> Option<Vec<u16>> {
+  if (UTF16.refuses_start)(bytes) {
+    return append_halves(bytes, append);
+  }
   let split = character_start_after_middle(bytes)?;
   let (left, right) = bytes.split_at(split);
   // One unit more than the input, as the lossy decoders want.
@@ -243,10 +262,8 @@ pub fn decode_halves(
   let (hand_over, take_over) = mpsc::sync_channel(1);
   let halves = both(
     move || {
-      // Valid text has at most one unit per byte; `min` keeps any count in range.
-      let units = simd::utf16_length(left).min(left.len());
-      let (left_room, right_room) = room.split_at_mut(units);
-      let _ = hand_over.send(right_room);
+      let left_room = place_right_half(left, room, UTF16.count, &hand_over);
+      let units = left_room.len();
       match convert_into_exact(left, left_room, &UTF16) {
         Some(_) => (units, None),
         None => {

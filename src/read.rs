@@ -70,26 +70,29 @@ pub fn read_fd(fd: RawFd) -> Result<Vec<u8>, ReadError> {
 /// buffer across calls keeps its memory mapped and in cache: a fresh buffer
 /// costs a page fault per 4 KiB on every read.
 pub fn read_path_into(path: &[u8], flags: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  read_path_limited_into(path, flags, usize::MAX, Position::Start, buf)
+  read_path_with(path, flags, usize::MAX, Halves::Allowed, buf)
 }
 
-/// Like `read_path`, but a regular file whose size is `limit` bytes or more is
-/// not read at all: `ReadError::TooLarge` (decided from the one fstat the read
-/// makes anyway); and read on this thread alone, never in halves: for reads
-/// that run beside others (async reads, on libuv's pool), where the other
-/// core is busy anyway. 64 concurrent async reads of 1-2 MiB files on 2
+/// Like `read_path_into`, but a regular file whose size is `limit` bytes or
+/// more is not read at all: `ReadError::TooLarge` (decided from the one fstat
+/// the read makes anyway); and read on this thread alone, never in halves: for
+/// reads that run beside others (async reads, on libuv's pool), where the
+/// other core is busy anyway. 64 concurrent async reads of 1-2 MiB files on 2
 /// cores took 1.14-1.53x as long with the halves (Latin-1, mixed, invalid).
-pub fn read_path_limited(path: &[u8], flags: i32, limit: usize) -> Result<Vec<u8>, ReadError> {
-  let mut buf = Vec::new();
-  read_path_limited_into(path, flags, limit, Position::StartOneThread, &mut buf)?;
-  Ok(buf)
-}
-
-fn read_path_limited_into(
+pub fn read_path_limited_into(
   path: &[u8],
   flags: i32,
   limit: usize,
-  position: Position,
+  buf: &mut Vec<u8>,
+) -> Result<ReadFacts, ReadError> {
+  read_path_with(path, flags, limit, Halves::Never, buf)
+}
+
+fn read_path_with(
+  path: &[u8],
+  flags: i32,
+  limit: usize,
+  halves: Halves,
   buf: &mut Vec<u8>,
 ) -> Result<ReadFacts, ReadError> {
   if path.contains(&0) {
@@ -97,22 +100,22 @@ fn read_path_limited_into(
   }
   let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;
   // Dropping `fd` closes it on every path out of here.
-  read_open_fd(fd.raw(), position, limit, buf)
+  read_open_fd(fd.raw(), halves, limit, buf)
 }
 
-/// Like `read_fd`, into `buf` (its old contents are dropped).
+/// Like `read_fd`, into `buf` (its old contents are dropped). A caller's fd is
+/// never read in halves: pread needs the offset, and where it stands is the
+/// caller's.
 pub fn read_fd_into(fd: RawFd, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  read_open_fd(fd, Position::Unknown, usize::MAX, buf)
+  read_open_fd(fd, Halves::Never, usize::MAX, buf)
 }
 
-/// Where an fd's reads start: at offset 0 (a file we just opened, which may be
-/// read at explicit offsets, in halves; or not, by this thread alone) or
-/// wherever the caller's fd stands.
+/// Whether a large regular file may be read as two halves at explicit offsets
+/// (`read_halves`): a file we just opened for a synchronous read.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Position {
-  Start,
-  StartOneThread,
-  Unknown,
+enum Halves {
+  Allowed,
+  Never,
 }
 
 /// Opens `path` (O_CLOEXEC added, O_CREAT with mode 0o666 like Node), retried
@@ -126,7 +129,7 @@ fn open(path: &[u8], flags: i32) -> io::Result<syscall::OwnedFd> {
   }
 }
 
-fn read_open_fd(fd: RawFd, position: Position, limit: usize, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
+fn read_open_fd(fd: RawFd, halves: Halves, limit: usize, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
   let (regular, size) = file_kind_and_size(fd).map_err(|e| os_error(e, Syscall::Read))?;
   if regular && size >= limit {
     return Err(ReadError::TooLarge);
@@ -142,7 +145,7 @@ fn read_open_fd(fd: RawFd, position: Position, limit: usize, buf: &mut Vec<u8>) 
     crate::pool::give(std::mem::replace(buf, crate::pool::take(wanted)));
   }
   buf.clear();
-  if regular && size >= SPLIT_READ_MIN_BYTES && position == Position::Start {
+  if regular && size >= SPLIT_READ_MIN_BYTES && halves == Halves::Allowed {
     if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
       return Ok(ReadFacts {
         ascii_prefix,

@@ -75,7 +75,7 @@ pub fn utf16_up_to_error_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> (u
     (bytes.len(), result.count)
   } else {
     let valid = result.count.min(bytes.len());
-    (valid, simdutf::utf16_length_from_utf8(&bytes[..valid]))
+    (valid, utf16_length(&bytes[..valid]))
   };
   (valid, units.min(room.len()))
 }

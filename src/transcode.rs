@@ -5,11 +5,11 @@
 //! simdutf's self-test passed, otherwise by simdutf8 + encoding_rs; invalid
 //! text is decoded with U+FFFD replacement exactly as Node does.
 
+use std::mem::MaybeUninit;
+
 use crate::classify::{classify_after_ascii, is_ascii_after, Class};
 use crate::parallel;
 use crate::read::ReadFacts;
-use std::mem::MaybeUninit;
-
 use crate::simd;
 
 /// The code units of the finished string, owned, ready to hand to V8.
@@ -42,7 +42,12 @@ pub enum Decoded {
 /// Decodes UTF-8 bytes exactly as Node's `buffer.toString('utf8')` does: WHATWG
 /// decoding, one U+FFFD per maximal invalid subpart, a BOM kept as U+FEFF.
 pub fn decode(bytes: Vec<u8>) -> Text {
-  match decode_slice(&bytes) {
+  decode_read_owned(bytes, ReadFacts::default())
+}
+
+/// `decode` for bytes just read, with what the read found out (see `decode_read`).
+pub fn decode_read_owned(bytes: Vec<u8>, facts: ReadFacts) -> Text {
+  match decode_read(&bytes, facts) {
     // The read buffer itself becomes the string data: no copy.
     Decoded::Ascii => Text::Latin1(bytes),
     Decoded::Converted(text) => text,
@@ -101,14 +106,7 @@ fn decode_simd(bytes: &[u8], ascii_prefix: usize, split: bool) -> Decoded {
 /// anything else goes to the lossy decoder.
 fn decode_wide(bytes: &[u8], split: bool) -> Vec<u16> {
   if split {
-    // Text with an error in its first bytes is likely invalid throughout: its
-    // halves are decoded apart and joined (no count would place the right one).
-    let halves = if parallel::starts_invalid(bytes) {
-      parallel::append_halves(bytes, append_lossy_simd)
-    } else {
-      parallel::decode_halves(bytes, decode_lossy_into, append_lossy_simd)
-    };
-    if let Some(units) = halves {
+    if let Some(units) = parallel::decode_halves(bytes, decode_lossy_into, append_lossy_simd) {
       return units;
     }
   }
