@@ -148,7 +148,9 @@ function bigBuffer(base, size) {
 }
 
 /**
- * Sizes around the external-string thresholds (4 KiB, 64 KiB, 512 KiB), the
+ * Sizes around the external-string thresholds (64 KiB of string data on Node
+ * 20-24; on Node 26 512 KiB one-byte, and 128 KiB two-byte: 64 KiB of mostly
+ * ASCII wide text) and the old 4 KiB one, the
  * chunked read and the two-thread read and conversion of every file (1 MiB,
  * src/read.rs, src/parallel.rs), the two-thread conversion of buffers
  * (decodeUtf8, 4 MiB) and past the two-thread lossy decode (8 MiB).

@@ -36,23 +36,33 @@ pub struct ExternalFrom {
 /// on its version: for a 256 KiB one-byte string the copy took 100-240 µs on
 /// Node 20-24 and ~27 µs on Node 26, an external string ~42 µs on all. So on
 /// Node 20-24 both are 64 KiB (two-byte external from 4 KiB measured the same
-/// there). On Node 26 (2-core Xeon VM, bench, runs alternating the two settings):
+/// there). On Node 26 (2-core Xeon VM, runs alternating the two settings):
 /// - one-byte from 512 KiB. Below, a copy wins or ties: ASCII 16 KiB external
 ///   (read buffer given away) 1.14x fs vs 1.41x copied; Latin-1 256 KiB 0.78-0.99x
 ///   external vs 1.15-1.26x copied (written into a pooled buffer that is cold
 ///   by then, vs a reused one). From 512 KiB a copy lands in V8's large-object
 ///   space, whose fresh pages fault in (1 MiB of Latin-1 text: 286-312 µs
 ///   copied vs 264-265 µs external).
-/// - two-byte from 4 KiB: CJK 16 KiB 1.42-1.44x external vs 1.16-1.18x copied,
-///   256 KiB 2.10-2.79x vs 1.09-1.16x; mixed text 16 KiB tied (1.07-1.37 vs
-///   1.18-1.21), 256 KiB 0.97-1.09x vs 1.15-1.19x. At 64 B-1 KiB external was
-///   slower (1.01-1.19x vs 1.17-1.30x).
+/// - two-byte from 128 KiB, V8's largest young-generation object: a smaller
+///   copy is made in the young generation, a larger one in large-object space.
+///   An external string's cost comes later: its buffer is freed only when V8
+///   collects the string, and a loop that makes little other garbage collects
+///   it only at full GCs that V8 starts for the reported external memory, so
+///   the conversion writes into cold memory and a few samples carry the GCs.
+///   The bench's *median* hid that (16 KiB external 5.6-6.0 µs vs 6.8-7.0 µs
+///   copied, CJK); the *mean* of the same runs, and every sustained loop,
+///   favour the copy: means mixed/CJK/invalid 16 KiB 1.06-1.11x / 1.09-1.10x /
+///   3.06-3.15x of fs external vs 1.27-1.38x / 1.27-1.28x / 3.36-3.40x copied;
+///   loops of reads that each split the text into lines, mixed 16 KiB 26.9 µs
+///   external vs 21.2 µs copied (fs 25.3), mixed 64 KiB 93.6 vs 80.0 µs, CJK
+///   128 KiB 87.5 vs 72.4 µs. From 128 KiB external ties or wins with nothing
+///   else to do (CJK 256 KiB, 175 KiB of UTF-16: 80.8 vs 87.9 µs copied).
 pub fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
   static FROM: OnceLock<ExternalFrom> = OnceLock::new();
   FROM.get_or_init(|| match napi::Env::from_raw(env).get_node_version() {
     Ok(version) if version.major >= 26 => ExternalFrom {
       one_byte: 512 << 10,
-      two_byte: 4 << 10,
+      two_byte: 128 << 10,
     },
     _ => ExternalFrom {
       one_byte: 64 << 10,
