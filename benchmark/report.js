@@ -137,6 +137,7 @@ const COLUMNS = [
   ['p75–p99', 'r'],
   ['fs Buffer', 'r'],
   ['speedup', 'r'],
+  ['of means', 'r'],
   ['ours GB/s', 'r'],
 ]
 
@@ -150,6 +151,7 @@ function rowCells(cell) {
     fmtSpread(cell.fs),
     fmtTime(cell.buffer.median),
     `${cell.speedup.toFixed(2)}×`,
+    `${cell.meanSpeedup.toFixed(2)}×`,
     cell.gbps.toFixed(2),
   ]
 }
@@ -183,16 +185,19 @@ function contentTable(content, description, cells) {
   )
 }
 
-/** Speedup matrix: contents × sizes, the one-glance summary. */
-function speedupMatrix(results, format) {
+/**
+ * Speedup matrix: contents × sizes, the one-glance summary; of the medians
+ * (`key` 'speedup') or of the means ('meanSpeedup').
+ */
+function speedupMatrix(results, format, key = 'speedup') {
   const sizes = [...new Set(results.map((c) => c.size))].sort((a, b) => a - b)
   const contents = [...new Set(results.map((c) => c.content))]
-  const columns = [['speedup', 'l'], ...sizes.map((s) => [sizeLabel(s), 'r'])]
+  const columns = [[key === 'speedup' ? 'speedup' : 'of means', 'l'], ...sizes.map((s) => [sizeLabel(s), 'r'])]
   const rows = contents.map((content) => [
     content,
     ...sizes.map((size) => {
       const cell = results.find((c) => c.content === content && c.size === size)
-      return cell ? `${cell.speedup.toFixed(2)}×` : '–'
+      return cell ? `${cell[key].toFixed(2)}×` : '–'
     }),
   ])
   return format === 'md' ? markdownTable(columns, rows) : textTable(columns, rows)
@@ -231,11 +236,15 @@ function markdown(env, options, byContent, results, descriptions) {
     '',
     `- ${headerLine(env)}`,
     `- ${env.date}; ${options.quick ? 'quick run' : 'full run'}, ${options.budgetMs} ms measured per contender per cell in ${options.rounds} interleaved rounds`,
-    "- times are medians per call; p75–p99 in the median's unit; speedup = fs 'utf8' median / readFileUtf8 median; GB/s = 10^9 bytes per second",
+    "- times are medians per call; p75–p99 in the median's unit; speedup = fs 'utf8' median / readFileUtf8 median; of means = fs 'utf8' mean / readFileUtf8 mean (the mean carries GC pauses that fall in a few samples, which the median leaves out); GB/s = 10^9 bytes per second",
     '',
     '## Speedup over `fs.readFileSync(p, \'utf8\')`',
     '',
     ...speedupMatrix(results, 'md'),
+    '',
+    '## Speedup of the means',
+    '',
+    ...speedupMatrix(results, 'md', 'meanSpeedup'),
   ]
   for (const [content, cells] of byContent) {
     out.push('', `## ${content}`, '', descriptions[content], '', ...markdownTable(COLUMNS, cells.map(rowCells)))
