@@ -55,8 +55,12 @@ pub struct ExternalFrom {
 ///   3.06-3.15x of fs external vs 1.27-1.38x / 1.27-1.28x / 3.36-3.40x copied;
 ///   loops of reads that each split the text into lines, mixed 16 KiB 26.9 µs
 ///   external vs 21.2 µs copied (fs 25.3), mixed 64 KiB 93.6 vs 80.0 µs, CJK
-///   128 KiB 87.5 vs 72.4 µs. From 128 KiB external ties or wins with nothing
-///   else to do (CJK 256 KiB, 175 KiB of UTF-16: 80.8 vs 87.9 µs copied).
+///   128 KiB 87.5 vs 72.4 µs. From 128 KiB it depends on what the caller does
+///   next: reads alone favour external (CJK 256 KiB, 175 KiB of UTF-16: 80.8
+///   vs 87.9 µs copied; mixed 128 KiB, 240 KiB: 60.5 vs 62.3 µs), reads that
+///   split the text favour the copy (167 vs 147 µs; 178 vs 153 µs), as they
+///   do for one-byte text of 256 KiB (Latin-1 75-78 µs copied vs 90-97 µs
+///   external; reads alone 60-62 vs 50-52 µs).
 pub fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
   static FROM: OnceLock<ExternalFrom> = OnceLock::new();
   FROM.get_or_init(|| match napi::Env::from_raw(env).get_node_version() {
