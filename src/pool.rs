@@ -32,7 +32,8 @@ const MAX_WASTE_FACTOR: usize = 2;
 /// fresh buffer costs most: on the 2-core VM we measured on, whose kernel hands
 /// freed high-order memory back to the host, 64 MiB of mixed text took ~50 ms
 /// per call into reused or recently freed memory and 200-370 ms in runs of
-/// calls whose fresh huge pages the host had to supply again.
+/// calls whose fresh huge pages the host had to supply again (then with
+/// `MADV_HUGEPAGE`, see `HUGE_STEP`).
 const HUGE_MIN_BYTES: usize = 16 << 20;
 /// Most memory kept idle in huge buffers, per element type: three UTF-16
 /// buffers of 64 MiB files. In a loop of such reads V8 collected our strings
@@ -184,10 +185,20 @@ fn fits(have: usize, want: usize) -> bool {
   have >= want && have <= want.saturating_mul(MAX_WASTE_FACTOR)
 }
 
-/// New buffers from this size on ask the kernel for transparent huge pages: one
-/// fault per 2 MiB instead of one per 4 KiB (64 MiB fresh: ~37 ms → ~11 ms measured).
-const HUGE_PAGES_MIN_BYTES: usize = 4 << 20;
-const HUGE_PAGE: usize = 2 << 20;
+/// Huge buffers are rounded up to whole steps of this size (see `take`).
+///
+/// New buffers do not ask for transparent huge pages (`MADV_HUGEPAGE`; they
+/// did from 4 MiB until measured otherwise). A huge page is one fault per 2 MiB
+/// instead of 512, but on a VM whose kernel hands free high-order memory back
+/// to the host it is drawn from exactly that memory, which the host must then
+/// supply again: on the 2-core VM we measure on, the first calls of a loop of
+/// reads of 64 MiB of invalid text took 390-530 ms with huge pages and 80-97 ms
+/// without (steady state 33 ms both ways), and bench means with and without
+/// (Node 26, two runs each): ASCII 64 MiB 3.14-3.88x / 6.33-6.54x of fs,
+/// mixed 2.33-3.40x / 4.15-4.23x, invalid 1.64-1.90x / 3.87-4.00x, mixed
+/// 4 MiB 1.33-1.36x / 1.50-1.72x; medians 5.69-6.02x / 5.01-5.03x for mixed
+/// 64 MiB, 4.71-6.23x / 5.52-5.86x for invalid.
+const HUGE_STEP: usize = 2 << 20;
 
 /// An empty buffer with room for at least `capacity` elements: a recycled one
 /// when the pool has one that fits, otherwise a new one.
@@ -202,36 +213,19 @@ pub fn take<T: Pooled>(capacity: usize) -> Vec<T> {
   {
     return buf;
   }
-  // A huge buffer gets a huge page more than asked, rounded to whole huge
-  // pages (address space only: pages never written cost nothing), so that it
+  // A huge buffer gets 2 MiB more than asked, rounded to whole steps of 2 MiB
+  // (address space only: pages never written cost nothing), so that it
   // fits the next request of about the same size: the steps of one read ask
   // for n and n + 1 elements of the same file (the Latin-1 attempt n bytes,
   // the read buffer n + 1). Measured when a UTF-16 attempt (n units) still
   // came before the lossy decoder (n + 1): every lossy decode of a 64 MiB file
   // missed the pool by that one unit and paid for 128 MiB of fresh memory.
   let capacity = if bytes >= HUGE_MIN_BYTES {
-    (bytes + HUGE_PAGE).next_multiple_of(HUGE_PAGE) / std::mem::size_of::<T>()
+    (bytes + HUGE_STEP).next_multiple_of(HUGE_STEP) / std::mem::size_of::<T>()
   } else {
     capacity
   };
-  let buf: Vec<T> = Vec::with_capacity(capacity);
-  let bytes = bytes_of(&buf);
-  if bytes >= HUGE_PAGES_MIN_BYTES {
-    advise_huge_pages(buf.as_ptr().cast(), bytes);
-  }
-  buf
-}
-
-/// Asks for huge pages on the 2 MiB-aligned part of a new, untouched allocation.
-/// Only advice: where THP is off or the call fails, nothing changes.
-fn advise_huge_pages(start: *const u8, len: usize) {
-  let first = (start as usize).next_multiple_of(HUGE_PAGE);
-  let end = (start as usize + len) / HUGE_PAGE * HUGE_PAGE;
-  if end > first {
-    // SAFETY: [first, end) lies inside an allocation we own; MADV_HUGEPAGE only
-    // changes how the kernel backs those pages, never their contents.
-    unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) };
-  }
+  Vec::with_capacity(capacity)
 }
 
 /// Returns a buffer no longer in use. It is kept for reuse if it is large and
