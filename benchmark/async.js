@@ -1,7 +1,11 @@
 'use strict'
 // Async reads: 64 concurrent reads of each content × {16 KiB, 4 MiB}, total time
 // of readFileUtf8Async vs fs.promises.readFile(p, 'utf8'), and how long the main
-// thread was blocked meanwhile (event-loop delay: max and p99).
+// thread was blocked meanwhile (event-loop delay: max and p99). The two readers
+// take turns, batch by batch, so that drift (heap state, a noisy neighbour)
+// falls on both: the 16 KiB rows take under a millisecond per batch, and when
+// all of one reader's batches ran before the other's, which one came out ahead
+// changed from run to run.
 // Run with any Node: `node benchmark/async.js [--samples N]`. Prints Markdown.
 const fs = require('node:fs')
 const os = require('node:os')
@@ -25,34 +29,53 @@ function fixture(kind, size) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 
-async function measure(read, file) {
+/** One batch of CONCURRENCY concurrent reads; ms from the first call to the last result. */
+async function batch(read, file) {
+  const t0 = process.hrtime.bigint()
+  await Promise.all(Array.from({ length: CONCURRENCY }, () => read(file)))
+  return Number(process.hrtime.bigint() - t0) / 1e6
+}
+
+/**
+ * Per reader: the median total of SAMPLES batches, the readers taking turns (who
+ * goes first alternates); then the event-loop delay over SAMPLES more batches
+ * of each reader in a row (a delay monitor cannot be paused and resumed: its
+ * first delay after a resume would count the pause).
+ */
+async function measure(readers, file) {
   // Warm up (and check identity once).
   const expected = await fs.promises.readFile(file, 'utf8')
-  if ((await read(file)) !== expected) throw new Error(`result differs for ${file}`)
-  for (let i = 0; i < 3; i++) await Promise.all(Array.from({ length: CONCURRENCY }, () => read(file)))
-  const times = []
-  const h = monitorEventLoopDelay({ resolution: 1 })
-  h.enable()
-  for (let s = 0; s < SAMPLES; s++) {
-    const t0 = process.hrtime.bigint()
-    await Promise.all(Array.from({ length: CONCURRENCY }, () => read(file)))
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6)
+  for (const read of readers) {
+    if ((await read(file)) !== expected) throw new Error(`result differs for ${file}`)
+    for (let i = 0; i < 3; i++) await batch(read, file)
   }
-  h.disable()
-  return { total: median(times), max: h.max / 1e6, p99: h.percentile(99) / 1e6 }
+  const times = readers.map(() => [])
+  for (let s = 0; s < SAMPLES; s++) {
+    const order = readers.map((_, i) => i)
+    if (s % 2) order.reverse()
+    for (const i of order) times[i].push(await batch(readers[i], file))
+  }
+  const results = []
+  for (const [i, read] of readers.entries()) {
+    const delay = monitorEventLoopDelay({ resolution: 1 })
+    delay.enable()
+    for (let s = 0; s < SAMPLES; s++) await batch(read, file)
+    delay.disable()
+    results.push({ total: median(times[i]), max: delay.max / 1e6, p99: delay.percentile(99) / 1e6 })
+  }
+  return results
 }
 
 async function main() {
   const fsRead = (p) => fs.promises.readFile(p, 'utf8')
-  console.log(`Node ${process.version}, ${os.cpus()[0].model}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? 4}; ${CONCURRENCY} concurrent reads, median of ${SAMPLES}`)
+  console.log(`Node ${process.version}, ${os.cpus()[0].model}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? 4}; ${CONCURRENCY} concurrent reads, median of ${SAMPLES} batches per reader, the readers taking turns`)
   console.log()
   console.log('| content | size | fs.promises total | ours total | speed-up | fs loop delay max / p99 | ours loop delay max / p99 |')
   console.log('|---|---|---|---|---|---|---|')
   for (const size of [16 * 1024, 4 * 1024 * 1024]) {
     for (const kind of ['ascii', 'latin1', 'utf16', 'invalid']) {
       const file = fixture(kind, size)
-      const theirs = await measure(fsRead, file)
-      const ours = await measure(readFileUtf8Async, file)
+      const [theirs, ours] = await measure([fsRead, readFileUtf8Async], file)
       const ms = (x) => `${x.toFixed(2)} ms`
       console.log(`| ${kind} | ${size >= 1 << 20 ? `${size >> 20} MiB` : `${size >> 10} KiB`} | ${ms(theirs.total)} | ${ms(ours.total)} | ${(theirs.total / ours.total).toFixed(2)}× | ${ms(theirs.max)} / ${ms(theirs.p99)} | ${ms(ours.max)} / ${ms(ours.p99)} |`)
     }
