@@ -75,7 +75,9 @@ pub const LATIN1: Conversion<u8> = Conversion {
   convert: simd::latin1_into,
   count: simd::latin1_length,
   most_bytes_per_unit: 2,
-  refuses_start: |bytes| starts_invalid(bytes) || !looks_latin1(bytes),
+  // The cheap scan first: wide text, refused by it, is validated once, by
+  // `decode_halves` (`UTF16.refuses_start`), not here as well.
+  refuses_start: |bytes| !looks_latin1(bytes) || starts_invalid(bytes),
 };
 
 /// Valid UTF-8 to UTF-16: one unit per character of one to three bytes, two
@@ -133,13 +135,14 @@ fn convert_halves<T: Copy + Send>(
   // No character start in the second half: not valid UTF-8.
   let split = character_start_after_middle(bytes)?;
   let (left, right) = bytes.split_at(split);
+  // Checked before the helper thread is woken: refused text needs no second thread.
+  if (conversion.refuses_start)(left) {
+    return None;
+  }
   let (hand_over, take_over) = mpsc::sync_channel(1);
   let whole_room = &mut *room;
   let halves = both(
     move || {
-      if (conversion.refuses_start)(left) {
-        return None; // `hand_over` is dropped here, which ends the wait below.
-      }
       let left_room = place_right_half(left, whole_room, conversion.count, &hand_over);
       convert_into_exact(left, left_room, conversion)
     },
