@@ -17,16 +17,18 @@ function soak(phase, ...args) {
   return result
 }
 
-test('2000 sync reads of 1 MiB files of every class: peak RSS < 300 MiB, no growth over the last half', () => {
+test('2000 sync reads of 1 MiB files of every class: peak RSS < 200 MiB, no string or buffer kept', () => {
   const r = soak('sync', '--reads', '2000', '--warmup', '2000')
   assert.equal(r.reads, 2000)
-  assert.ok(r.peakRssMiB < 300)
+  assert.ok(r.peakRssMiB < 200)
+  assert.equal(r.rssAfterGcMiB.length, 8)
 })
 
-test('2000 async reads of 1 MiB files at concurrency 64: peak RSS < 300 MiB, no growth over the last half', () => {
+test('2000 async reads of 1 MiB files at concurrency 64: peak RSS < 384 MiB, no string or buffer kept', () => {
   const r = soak('async', '--reads', '2000', '--warmup', '2000', '--concurrency', '64')
   assert.equal(r.reads, 2000)
-  assert.ok(r.peakRssMiB < 300)
+  assert.ok(r.peakRssMiB < 384)
+  assert.equal(r.externalAfterGcMiB.length, 8)
 })
 
 test('1000 failing reads (ENOENT, EISDIR, ENOTDIR, EBADF; sync, async, callback) and 2 too-long reads leak no fd', () => {
