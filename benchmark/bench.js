@@ -3,6 +3,12 @@
 // the raw fs.readFileSync(p) (just reading the bytes), side by side in one process,
 // over content classes × file sizes. Run `node benchmark/bench.js --help`.
 //
+// In one process a reader's speed depends on the heap the others leave: on Node
+// 26, fs.readFileSync of 256 KiB of mixed text took 210-215 µs a call alone and
+// 85-90 µs beside our external strings (210 µs beside copied ones). `--isolate`
+// times each contender in a process of its own (benchmark/contender.js), once
+// per round, so that each one's heap holds only its own strings.
+//
 // CommonJS with only Node 20+ APIs, and the addon loaded as require('..'), so any
 // Node binary can run this same file: `/path/to/node-26 benchmark/bench.js --quick`.
 const fs = require('node:fs')
@@ -10,7 +16,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 
 const { CONTENTS, SIZES, KiB, MiB, ensureFixture, fixtureDir } = require('./fixtures')
-const { measureCell, hasGc } = require('./measure')
+const { measureCell, summarize, hasGc } = require('./measure')
 const report = require('./report')
 
 const QUICK_SIZES = [KiB, 256 * KiB, 4 * MiB]
@@ -25,7 +31,7 @@ Times readFileUtf8(p), fs.readFileSync(p, 'utf8') and fs.readFileSync(p) (raw
 Buffer) interleaved in one process, for each content class × file size, after
 checking that readFileUtf8's result === fs's. Progress goes to stderr; tables,
 speedup matrices (of medians, of means) and a bar chart to stdout; JSON and Markdown to
-benchmark/results/node-<major>[-quick][-subset].{json,md}.
+benchmark/results/node-<major>[-quick][-subset][-isolated].{json,md}.
 
 Options:
   --quick             sizes 1KiB,256KiB,4MiB and ${QUICK_BUDGET_MS} ms per contender per cell (< 1 min)
@@ -35,6 +41,8 @@ Options:
                       ${SIZES.map(report.sizeLabel).join(', ')})
   --time <ms>         measured time per contender per cell (default ${FULL_BUDGET_MS}, quick ${QUICK_BUDGET_MS})
   --rounds <n>        interleaved rounds per cell (default 3)
+  --isolate           time each contender in a process of its own, once per round
+                      (no heap shared with the other contenders)
   --suite <list>      which benchmarks (default: read):
                       read      readFileUtf8 vs fs.readFileSync (this matrix)
                       async     64 concurrent readFileUtf8Async vs fs.promises.readFile,
@@ -69,6 +77,7 @@ function parseOptions(argv) {
         size: { type: 'string', multiple: true },
         time: { type: 'string' },
         rounds: { type: 'string' },
+        isolate: { type: 'boolean', default: false },
         suite: { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h', default: false },
       },
@@ -109,6 +118,7 @@ function parseOptions(argv) {
     sizes: [...new Set(sizes.length ? sizes : values.quick ? QUICK_SIZES : SIZES)].sort((a, b) => a - b),
     budgetMs: values.time ? positive('time', values.time) : values.quick ? QUICK_BUDGET_MS : FULL_BUDGET_MS,
     rounds: values.rounds ? Math.round(positive('rounds', values.rounds)) : 3,
+    isolate: values.isolate,
     suites: suites.length ? suites : ['read'],
   }
 }
@@ -157,6 +167,32 @@ function verify(readFileUtf8, file, content, size) {
   )
 }
 
+/**
+ * measureCell's statistics, each contender timed by benchmark/contender.js in a
+ * process of its own (this same Node), once per round, starting with a different
+ * contender each round.
+ */
+function measureInProcesses(names, file, { budgetMs, rounds, minSamples, warmupMs }) {
+  const { spawnSync } = require('node:child_process')
+  const samples = Object.fromEntries(names.map((n) => [n, []]))
+  const calls = Object.fromEntries(names.map((n) => [n, 0]))
+  const args = [budgetMs / rounds, Math.ceil(minSamples / rounds), warmupMs].map(String)
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + r) % names.length]
+      const child = spawnSync(process.execPath, [path.join(__dirname, 'contender.js'), name, file, ...args], {
+        encoding: 'utf8',
+        maxBuffer: 64 << 20,
+      })
+      if (child.status !== 0) throw new Error(`benchmark/contender.js ${name} failed (${child.status ?? child.signal}): ${child.stderr}`)
+      const measured = JSON.parse(child.stdout)
+      for (const v of measured.samples) samples[name].push(v)
+      calls[name] += measured.calls
+    }
+  }
+  return Object.fromEntries(names.map((n) => [n, summarize(samples[n], calls[n])]))
+}
+
 /** The suites beside the read matrix: separate scripts, run with this same Node. */
 const OTHER_SUITES = ['async', 'decode', 'register', 'floor']
 
@@ -192,6 +228,7 @@ async function runReadMatrix(options) {
   console.log(
     `${options.quick ? 'quick' : 'full'}${options.subset ? ' (subset)' : ''} run: ${options.contents.length} contents × ${options.sizes.length} sizes, ` +
       `${options.budgetMs} ms per contender per cell in ${options.rounds} interleaved rounds` +
+      `${options.isolate ? ', each contender in a process of its own' : ''}` +
       `${hasGc ? '' : ' (no gc() available: GC not settled between loops)'}\n` +
       "times: median per call; p75–p99 in the median's unit; speedup = fs median / readFileUtf8 median;\n" +
       'of means = fs mean / readFileUtf8 mean (it carries GC pauses that fall in a few samples)\n',
@@ -226,14 +263,17 @@ async function runReadMatrix(options) {
 
       const { file, bytes } = fixtures.get(`${content}/${size}`)
       verify(readFileUtf8, file, content, size)
-      const stats = await measureCell(
-        [
-          { name: 'ours', fn: () => readFileUtf8(file) },
-          { name: 'fs', fn: () => fs.readFileSync(file, 'utf8') },
-          { name: 'buffer', fn: () => fs.readFileSync(file) },
-        ],
-        { budgetMs: options.budgetMs, rounds: options.rounds, minSamples, warmupMs },
-      )
+      const opts = { budgetMs: options.budgetMs, rounds: options.rounds, minSamples, warmupMs }
+      const stats = options.isolate
+        ? measureInProcesses(['ours', 'fs', 'buffer'], file, opts)
+        : await measureCell(
+            [
+              { name: 'ours', fn: () => readFileUtf8(file) },
+              { name: 'fs', fn: () => fs.readFileSync(file, 'utf8') },
+              { name: 'buffer', fn: () => fs.readFileSync(file) },
+            ],
+            opts,
+          )
       const cell = {
         content,
         size,
@@ -258,7 +298,7 @@ async function runReadMatrix(options) {
   console.log(report.speedupMatrix(results, 'text', 'meanSpeedup').join('\n') + '\n')
   console.log(report.barChart(results) + '\n')
 
-  const name = `node-${process.versions.node.split('.')[0]}${options.quick ? '-quick' : ''}${options.subset ? '-subset' : ''}`
+  const name = `node-${process.versions.node.split('.')[0]}${options.quick ? '-quick' : ''}${options.subset ? '-subset' : ''}${options.isolate ? '-isolated' : ''}`
   const recorded = { ...options }
   delete recorded.help
   const written = report.writeResults(path.join(__dirname, 'results'), name, env, recorded, results, CONTENTS)

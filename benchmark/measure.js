@@ -76,7 +76,13 @@ function warmup(fn, ms) {
  * @param {{ budgetMs: number, rounds: number, minSamples: number, warmupMs: number }} opts
  * @returns {Promise<Record<string, ReturnType<typeof summarize>>>} ns per call
  */
-async function measureCell(contenders, { budgetMs, rounds, minSamples, warmupMs }) {
+async function measureCell(contenders, opts) {
+  const { samples, calls } = await measureSamples(contenders, opts)
+  return Object.fromEntries(contenders.map((c) => [c.name, summarize(samples[c.name], calls[c.name])]))
+}
+
+/** `measureCell`'s samples (ns per call) and call counts per contender, not summarized. */
+async function measureSamples(contenders, { budgetMs, rounds, minSamples, warmupMs }) {
   const { measure, do_not_optimize } = await loadMitata()
   const samples = Object.fromEntries(contenders.map((c) => [c.name, []]))
   const calls = Object.fromEntries(contenders.map((c) => [c.name, 0]))
@@ -104,7 +110,7 @@ async function measureCell(contenders, { budgetMs, rounds, minSamples, warmupMs 
       calls[name] += stats.ticks
     }
   }
-  return Object.fromEntries(contenders.map((c) => [c.name, summarize(samples[c.name], calls[c.name])]))
+  return { samples, calls }
 }
 
-module.exports = { measureCell, summarize, quantile, hasGc: Boolean(gc) }
+module.exports = { measureCell, measureSamples, summarize, quantile, hasGc: Boolean(gc) }
