@@ -51,6 +51,8 @@ Options:
                       register  require('typescript') with and without readfile-utf8/register
                       floor     the read step and the string step timed alone, and the caps
                                 on the speed-up over fs that they set
+                      sustained plain loops of reads, each reader in a process of its own,
+                                no gc() between loops (how a tool reading many files runs)
                       all       every suite above, in that order
   -h, --help          this text
 
@@ -194,7 +196,7 @@ function measureInProcesses(names, file, { budgetMs, rounds, minSamples, warmupM
 }
 
 /** The suites beside the read matrix: separate scripts, run with this same Node. */
-const OTHER_SUITES = ['async', 'decode', 'register', 'floor']
+const OTHER_SUITES = ['async', 'decode', 'register', 'floor', 'sustained']
 
 function runSuiteScript(suite) {
   const { spawnSync } = require('node:child_process')
