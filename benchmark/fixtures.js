@@ -287,4 +287,23 @@ function ensureFixture(content, size, onGenerate = () => {}) {
   return { file, bytes: fs.statSync(file).size, generated }
 }
 
-module.exports = { CONTENTS, SIZES, KiB, MiB, fixtureDir, ensureFixture, generate }
+/** The parseArgs options `selectCells` reads: comma lists of content classes and sizes. */
+const CELL_OPTIONS = { content: { type: 'string' }, size: { type: 'string' } }
+
+/**
+ * The cells a suite script runs: its --content and --size options (comma lists,
+ * e.g. "ascii,cjk" and "16KiB,4MiB"), or every content class and `defaultSizes`.
+ */
+function selectCells({ content, size }, defaultSizes = SIZES) {
+  const { parseList, parseSize } = require('./report')
+  const given = parseList(content)
+  for (const c of given) {
+    if (!(c in CONTENTS)) throw new Error(`unknown content '${c}' (known: ${Object.keys(CONTENTS).join(', ')})`)
+  }
+  return {
+    contents: given.length ? given : Object.keys(CONTENTS),
+    sizes: size ? parseList(size).map(parseSize) : defaultSizes,
+  }
+}
+
+module.exports = { CONTENTS, SIZES, KiB, MiB, fixtureDir, ensureFixture, generate, CELL_OPTIONS, selectCells }

@@ -29,20 +29,17 @@ const { parseArgs } = require('node:util')
 
 const addon = require('..')
 const native = require('../lib/native')
-const { CONTENTS, SIZES, ensureFixture } = require('./fixtures')
+const { ensureFixture, CELL_OPTIONS, selectCells } = require('./fixtures')
 const { measureCell } = require('./measure')
-const { fmtTime, parseList, parseSize, sizeLabel } = require('./report')
+const { fmtTime, sizeLabel } = require('./report')
 
 const { values } = parseArgs({
   options: {
-    content: { type: 'string' },
-    size: { type: 'string' },
+    ...CELL_OPTIONS,
     time: { type: 'string', default: '300' },
   },
 })
-const given = parseList(values.content)
-const contents = given.length ? given : Object.keys(CONTENTS)
-const sizes = values.size ? parseList(values.size).map(parseSize) : SIZES
+const { contents, sizes } = selectCells(values)
 const budgetMs = Number(values.time)
 
 async function main() {
@@ -51,7 +48,6 @@ async function main() {
   console.log('| content | size | ours | fs | speed-up | read | decode | read, then decode | cap: fs / read | cap: fs / (read, then decode) |')
   console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|')
   for (const content of contents) {
-    if (!(content in CONTENTS)) throw new Error(`unknown content '${content}'`)
     for (const size of sizes) {
       const { file, bytes } = ensureFixture(content, size)
       const buf = fs.readFileSync(file)

@@ -21,14 +21,13 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { parseArgs } = require('node:util')
 
-const { CONTENTS, KiB, MiB, ensureFixture } = require('./fixtures')
+const { KiB, MiB, ensureFixture, CELL_OPTIONS, selectCells } = require('./fixtures')
 const { quantile } = require('./measure')
-const { fmtTime, parseList, parseSize, sizeLabel } = require('./report')
+const { fmtTime, sizeLabel } = require('./report')
 
 const { values } = parseArgs({
   options: {
-    content: { type: 'string' },
-    size: { type: 'string' },
+    ...CELL_OPTIONS,
     time: { type: 'string', default: '300' },
     runs: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '2' },
@@ -67,9 +66,7 @@ function main() {
   const loopMs = Number(values.time)
   const runs = Number(values.runs)
   const rounds = Number(values.rounds)
-  const given = parseList(values.content)
-  const contents = given.length ? given : Object.keys(CONTENTS)
-  const sizes = values.size ? parseList(values.size).map(parseSize) : [KiB, 16 * KiB, 256 * KiB, MiB, 4 * MiB]
+  const { contents, sizes } = selectCells(values, [KiB, 16 * KiB, 256 * KiB, MiB, 4 * MiB])
   const names = Object.keys(READERS)
   console.log(
     `Node ${process.version}, ${os.cpus()[0].model}; plain loops, each reader in a process of its own, ` +
@@ -79,7 +76,6 @@ function main() {
   console.log('| content | size | ours | fs | speed-up |')
   console.log('|---|---|---:|---:|---:|')
   for (const content of contents) {
-    if (!(content in CONTENTS)) throw new Error(`unknown content '${content}'`)
     for (const size of sizes) {
       const { file } = ensureFixture(content, size)
       if (require('..').readFileUtf8(file) !== fs.readFileSync(file, 'utf8')) {
