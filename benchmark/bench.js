@@ -16,7 +16,8 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 
 const { CONTENTS, SIZES, KiB, MiB, ensureFixture, fixtureDir } = require('./fixtures')
-const { measureCell, summarize, hasGc } = require('./measure')
+const { measureCell, inProcessesInTurns, summarize, hasGc } = require('./measure')
+const { CONTENDERS } = require('./contender')
 const report = require('./report')
 
 const QUICK_SIZES = [KiB, 256 * KiB, 4 * MiB]
@@ -171,28 +172,14 @@ function verify(readFileUtf8, file, content, size) {
 
 /**
  * measureCell's statistics, each contender timed by benchmark/contender.js in a
- * process of its own (this same Node), once per round, starting with a different
- * contender each round.
+ * process of its own, once per round, starting with a different one each round.
  */
 function measureInProcesses(names, file, { budgetMs, rounds, minSamples, warmupMs }) {
-  const { spawnSync } = require('node:child_process')
-  const samples = Object.fromEntries(names.map((n) => [n, []]))
-  const calls = Object.fromEntries(names.map((n) => [n, 0]))
   const args = [budgetMs / rounds, Math.ceil(minSamples / rounds), warmupMs].map(String)
-  for (let r = 0; r < rounds; r++) {
-    for (let i = 0; i < names.length; i++) {
-      const name = names[(i + r) % names.length]
-      const child = spawnSync(process.execPath, [path.join(__dirname, 'contender.js'), name, file, ...args], {
-        encoding: 'utf8',
-        maxBuffer: 64 << 20,
-      })
-      if (child.status !== 0) throw new Error(`benchmark/contender.js ${name} failed (${child.status ?? child.signal}): ${child.stderr}`)
-      const measured = JSON.parse(child.stdout)
-      for (const v of measured.samples) samples[name].push(v)
-      calls[name] += measured.calls
-    }
-  }
-  return Object.fromEntries(names.map((n) => [n, summarize(samples[n], calls[n])]))
+  const runs = inProcessesInTurns(names, rounds, (name) => [path.join(__dirname, 'contender.js'), name, file, ...args])
+  return Object.fromEntries(
+    names.map((n) => [n, summarize(runs[n].flatMap((run) => run.samples), runs[n].reduce((sum, run) => sum + run.calls, 0))]),
+  )
 }
 
 /** The suites beside the read matrix: separate scripts, run with this same Node. */
@@ -266,14 +253,11 @@ async function runReadMatrix(options) {
       const { file, bytes } = fixtures.get(`${content}/${size}`)
       verify(readFileUtf8, file, content, size)
       const opts = { budgetMs: options.budgetMs, rounds: options.rounds, minSamples, warmupMs }
+      const names = Object.keys(CONTENDERS)
       const stats = options.isolate
-        ? measureInProcesses(['ours', 'fs', 'buffer'], file, opts)
+        ? measureInProcesses(names, file, opts)
         : await measureCell(
-            [
-              { name: 'ours', fn: () => readFileUtf8(file) },
-              { name: 'fs', fn: () => fs.readFileSync(file, 'utf8') },
-              { name: 'buffer', fn: () => fs.readFileSync(file) },
-            ],
+            names.map((name) => ({ name, fn: CONTENDERS[name](file) })),
             opts,
           )
       const cell = {

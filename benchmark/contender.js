@@ -10,7 +10,7 @@ const fs = require('node:fs')
 
 const { measureSamples } = require('./measure')
 
-/** What each contender does with the file: the calls the read matrix compares. */
+/** What each contender does with the file: the calls the read matrix (and sustained.js) compare. */
 const CONTENDERS = {
   ours: (file) => {
     const { readFileUtf8 } = require('..')
@@ -33,7 +33,11 @@ async function main() {
   process.stdout.write(JSON.stringify({ samples: samples[name], calls: calls[name] }) + '\n')
 }
 
-main().catch((err) => {
-  process.stderr.write(`${err.stack || err}\n`)
-  process.exitCode = 1
-})
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`${err.stack || err}\n`)
+    process.exitCode = 1
+  })
+}
+
+module.exports = { CONTENDERS }

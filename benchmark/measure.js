@@ -113,4 +113,25 @@ async function measureSamples(contenders, { budgetMs, rounds, minSamples, warmup
   return { samples, calls }
 }
 
-module.exports = { measureCell, measureSamples, summarize, quantile, hasGc: Boolean(gc) }
+/**
+ * Runs `node <argv(name)>` (this same Node) for each name once per round, the
+ * first name moving on by one each round, and collects what each child printed
+ * as one JSON value: { name: [value per round] }. For readers timed each in a
+ * process of its own (bench.js --isolate, sustained.js).
+ */
+function inProcessesInTurns(names, rounds, argv) {
+  const { spawnSync } = require('node:child_process')
+  const outputs = Object.fromEntries(names.map((n) => [n, []]))
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + r) % names.length]
+      const args = argv(name)
+      const child = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 << 20 })
+      if (child.status !== 0) throw new Error(`node ${args.join(' ')} failed (${child.status ?? child.signal}): ${child.stderr}`)
+      outputs[name].push(JSON.parse(child.stdout))
+    }
+  }
+  return outputs
+}
+
+module.exports = { measureCell, measureSamples, inProcessesInTurns, summarize, quantile, hasGc: Boolean(gc) }

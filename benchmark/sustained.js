@@ -15,14 +15,12 @@
 // Run with any Node: `node benchmark/sustained.js [--content a,b] [--size 16KiB,1MiB]
 // [--time ms] [--runs n] [--rounds n]`, or `npm run bench -- --suite sustained`.
 // Prints Markdown.
-const fs = require('node:fs')
 const os = require('node:os')
-const path = require('node:path')
-const { spawnSync } = require('node:child_process')
 const { parseArgs } = require('node:util')
 
 const { KiB, MiB, ensureFixture, CELL_OPTIONS, selectCells } = require('./fixtures')
-const { quantile } = require('./measure')
+const { CONTENDERS } = require('./contender')
+const { inProcessesInTurns, quantile } = require('./measure')
 const { fmtTime, sizeLabel } = require('./report')
 
 const { values } = parseArgs({
@@ -36,22 +34,19 @@ const { values } = parseArgs({
   },
 })
 
-/** The readers compared, by name: what a child process calls in its loop. */
-const READERS = {
-  ours: () => require('..').readFileUtf8,
-  fs: () => (p) => fs.readFileSync(p, 'utf8'),
-}
+/** The readers compared: the read matrix's, without the raw Buffer read. */
+const READERS = ['ours', 'fs']
 
 /** In a child: loops of reads of one file; prints each loop's mean ns per call as JSON. */
 function child(name, file, loopMs, runs) {
-  const read = READERS[name]()
+  const read = CONTENDERS[name](file)
   const loop = (ms) => {
     let sink = 0
     let calls = 0
     const end = Date.now() + ms
     const started = process.hrtime.bigint()
     while (Date.now() < end) {
-      for (let i = 0; i < 50; i++) sink += read(file).length
+      for (let i = 0; i < 50; i++) sink += read().length
       calls += 50
     }
     if (sink === 0) throw new Error('nothing read')
@@ -67,7 +62,6 @@ function main() {
   const runs = Number(values.runs)
   const rounds = Number(values.rounds)
   const { contents, sizes } = selectCells(values, [KiB, 16 * KiB, 256 * KiB, MiB, 4 * MiB])
-  const names = Object.keys(READERS)
   console.log(
     `Node ${process.version}, ${os.cpus()[0].model}; plain loops, each reader in a process of its own, ` +
       `${rounds} rounds × ${runs} loops of ${loopMs} ms; time = median of the loops' mean per call`,
@@ -78,20 +72,12 @@ function main() {
   for (const content of contents) {
     for (const size of sizes) {
       const { file } = ensureFixture(content, size)
-      if (require('..').readFileUtf8(file) !== fs.readFileSync(file, 'utf8')) {
+      if (CONTENDERS.ours(file)() !== CONTENDERS.fs(file)()) {
         throw new Error(`result differs from fs: ${content} ${sizeLabel(size)}`)
       }
-      const means = Object.fromEntries(names.map((n) => [n, []]))
-      for (let r = 0; r < rounds; r++) {
-        for (let i = 0; i < names.length; i++) {
-          const name = names[(i + r) % names.length]
-          const args = [__filename, '--child', name, '--file', file, '--time', String(loopMs), '--runs', String(runs)]
-          const c = spawnSync(process.execPath, args, { encoding: 'utf8' })
-          if (c.status !== 0) throw new Error(`${name} on ${file} failed (${c.status ?? c.signal}): ${c.stderr}`)
-          means[name].push(...JSON.parse(c.stdout))
-        }
-      }
-      const t = Object.fromEntries(names.map((n) => [n, quantile(Float64Array.from(means[n]).sort(), 0.5)]))
+      const args = ['--file', file, '--time', String(loopMs), '--runs', String(runs)]
+      const means = inProcessesInTurns(READERS, rounds, (name) => [__filename, '--child', name, ...args])
+      const t = Object.fromEntries(READERS.map((n) => [n, quantile(Float64Array.from(means[n].flat()).sort(), 0.5)]))
       console.log(`| ${content} | ${sizeLabel(size)} | ${fmtTime(t.ours)} | ${fmtTime(t.fs)} | ${(t.fs / t.ours).toFixed(2)}× |`)
     }
   }
