@@ -16,7 +16,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 
 const { CONTENTS, SIZES, KiB, MiB, ensureFixture, fixtureDir } = require('./fixtures')
-const { measureCell, inProcessesInTurns, summarize, hasGc } = require('./measure')
+const { measureCell, planBatching, inProcessesInTurns, summarize, hasGc } = require('./measure')
 const { CONTENDERS } = require('./contender')
 const report = require('./report')
 
@@ -173,12 +173,21 @@ function verify(readFileUtf8, file, content, size) {
 /**
  * measureCell's statistics, each contender timed by benchmark/contender.js in a
  * process of its own, once per round, starting with a different one each round.
+ * Whether the cell is timed in batches is decided here, once for all of them,
+ * as measureCell does (measure.planBatching).
  */
 function measureInProcesses(names, file, { budgetMs, rounds, minSamples, warmupMs }) {
-  const args = [budgetMs / rounds, Math.ceil(minSamples / rounds), warmupMs].map(String)
+  const batched = planBatching(
+    names.map((name) => ({ fn: CONTENDERS[name](file) })),
+    warmupMs,
+  )
+  const args = [budgetMs / rounds, Math.ceil(minSamples / rounds), warmupMs, batched ? 1 : 0].map(String)
   const runs = inProcessesInTurns(names, rounds, (name) => [path.join(__dirname, 'contender.js'), name, file, ...args])
   return Object.fromEntries(
-    names.map((n) => [n, summarize(runs[n].flatMap((run) => run.samples), runs[n].reduce((sum, run) => sum + run.calls, 0))]),
+    names.map((n) => [
+      n,
+      { ...summarize(runs[n].flatMap((run) => run.samples), runs[n].reduce((sum, run) => sum + run.calls, 0)), batched },
+    ]),
   )
 }
 
@@ -219,6 +228,7 @@ async function runReadMatrix(options) {
       `${options.budgetMs} ms per contender per cell in ${options.rounds} interleaved rounds` +
       `${options.isolate ? ', each contender in a process of its own' : ''}` +
       `${hasGc ? '' : ' (no gc() available: GC not settled between loops)'}\n` +
+      "samples: batches of 256 calls in cells whose fastest contender's calls take under 12 µs, else single calls;\n" +
       "times: median per call; p75–p99 in the median's unit; speedup = fs median / readFileUtf8 median;\n" +
       'of means = fs mean / readFileUtf8 mean (it carries GC pauses that fall in a few samples)\n',
   )

@@ -3,7 +3,7 @@
 // --isolate runs it once per round): its heap holds only its own strings, as in
 // a user's process that reads with it alone.
 //
-//   node benchmark/contender.js <ours|fs|buffer> <file> <budgetMs> <minSamples> <warmupMs>
+//   node benchmark/contender.js <ours|fs|buffer> <file> <budgetMs> <minSamples> <warmupMs> <batched 0|1>
 //
 // Prints {"samples": [ns per call, ...], "calls": n} as one JSON line.
 const fs = require('node:fs')
@@ -21,14 +21,17 @@ const CONTENDERS = {
 }
 
 async function main() {
-  const [name, file, budgetMs, minSamples, warmupMs] = process.argv.slice(2)
-  if (!CONTENDERS[name] || !file) throw new Error(`usage: node benchmark/contender.js <${Object.keys(CONTENDERS).join('|')}> <file> <budgetMs> <minSamples> <warmupMs>`)
+  const [name, file, budgetMs, minSamples, warmupMs, batched] = process.argv.slice(2)
+  if (!CONTENDERS[name] || !file || !['0', '1'].includes(batched)) {
+    throw new Error(`usage: node benchmark/contender.js <${Object.keys(CONTENDERS).join('|')}> <file> <budgetMs> <minSamples> <warmupMs> <batched 0|1>`)
+  }
   const contender = { name, fn: CONTENDERS[name](file) }
   const { samples, calls } = await measureSamples([contender], {
     budgetMs: Number(budgetMs),
     rounds: 1,
     minSamples: Number(minSamples),
     warmupMs: Number(warmupMs),
+    batched: batched === '1',
   })
   process.stdout.write(JSON.stringify({ samples: samples[name], calls: calls[name] }) + '\n')
 }

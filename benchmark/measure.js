@@ -55,14 +55,55 @@ function summarize(samples, calls) {
   }
 }
 
-/** Runs fn repeatedly for about `ms` (at least twice): JIT and caches warm up untimed. */
+/**
+ * Runs fn repeatedly for about `ms` (at least twice): JIT and caches warm up
+ * untimed by mitata. Returns the median time of those calls (ns).
+ */
 function warmup(fn, ms) {
+  const times = []
   const end = performance.now() + ms
-  let n = 0
+  let now
   do {
+    const t0 = performance.now()
     fn()
-    n++
-  } while (n < 2 || performance.now() < end)
+    now = performance.now()
+    times.push(now - t0)
+  } while (times.length < 2 || now < end)
+  return quantile(times.sort((a, b) => a - b), 0.5) * 1e6
+}
+
+/**
+ * A cell whose fastest contender's calls take under this (ns, median over its
+ * warmup) is timed in batches of BATCH_CALLS calls per sample, for every
+ * contender; otherwise every sample is one call. Batches are there for the
+ * timer's resolution, which matters for short calls only. 12 µs sits in the
+ * gap between this matrix's 16 KiB cells (fastest calls 3-9 µs) and its
+ * 256 KiB cells (17-80 µs), so no cell of it changes kind from run to run.
+ */
+const BATCH_BELOW_NS = 12_000
+/** Calls per sample when batched. */
+const BATCH_CALLS = 256
+
+/**
+ * Whether a cell is timed in batches: one answer for all its contenders, so
+ * that their medians are of the same kind. Left to mitata, each measure()
+ * decided from two calls timed just after a gc() (batched if one took at most
+ * 65 µs), and contenders of one cell came out differently; a median of single
+ * calls leaves out the GC pauses that a median of 256-call batches spreads
+ * over its calls. Node 26, ASCII 256 KiB: fs as single calls 22.1 µs, ours as
+ * batches 25.7 µs (0.86x); in the next run, both as batches, 28.7 and 25.1 µs.
+ */
+function batchedFor(medianCallNs) {
+  return Math.min(...medianCallNs) < BATCH_BELOW_NS
+}
+
+/**
+ * Each contender warmed up for `warmupMs`, and whether its cell is to be timed
+ * in batches (`batchedFor`), for a caller that times the contenders elsewhere
+ * (bench.js --isolate: each in a process of its own).
+ */
+function planBatching(contenders, warmupMs) {
+  return batchedFor(contenders.map((c) => warmup(c.fn, warmupMs)))
 }
 
 /**
@@ -77,18 +118,19 @@ function warmup(fn, ms) {
  * @returns {Promise<Record<string, ReturnType<typeof summarize>>>} ns per call
  */
 async function measureCell(contenders, opts) {
-  const { samples, calls } = await measureSamples(contenders, opts)
-  return Object.fromEntries(contenders.map((c) => [c.name, summarize(samples[c.name], calls[c.name])]))
+  const { samples, calls, batched } = await measureSamples(contenders, opts)
+  return Object.fromEntries(contenders.map((c) => [c.name, { ...summarize(samples[c.name], calls[c.name]), batched }]))
 }
 
 /** `measureCell`'s samples (ns per call) and call counts per contender, not summarized. */
-async function measureSamples(contenders, { budgetMs, rounds, minSamples, warmupMs }) {
+async function measureSamples(contenders, { budgetMs, rounds, minSamples, warmupMs, batched }) {
   const { measure, do_not_optimize } = await loadMitata()
   const samples = Object.fromEntries(contenders.map((c) => [c.name, []]))
   const calls = Object.fromEntries(contenders.map((c) => [c.name, 0]))
   // do_not_optimize keeps the result observably used: no dead-code elimination.
   const bodies = contenders.map((c) => ({ name: c.name, body: () => do_not_optimize(c.fn()) }))
-  for (const { body } of bodies) warmup(body, warmupMs)
+  const medianCallNs = bodies.map(({ body }) => warmup(body, warmupMs))
+  batched ??= batchedFor(medianCallNs)
 
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < bodies.length; i++) {
@@ -97,11 +139,14 @@ async function measureSamples(contenders, { budgetMs, rounds, minSamples, warmup
         gc,
         min_cpu_time: (budgetMs / rounds) * 1e6, // mitata counts in ns
         min_samples: Math.ceil(minSamples / rounds),
-        // Calls under 65 µs are batched 256 to a sample (timer overhead stays
-        // negligible); a smaller batch than mitata's 4096 keeps a ~60 µs call from
-        // needing a quarter of a second per sample.
-        batch_samples: 256,
-        batch_threshold: 65_536,
+        // Batched or not as decided for the cell (mitata batches a measure() when
+        // one of its first calls takes at most batch_threshold; a first call over
+        // warmup_threshold would stop it from batching at all). 256 calls a
+        // sample, not mitata's 4096, keep the slower contenders of a batched cell
+        // (fs: up to ~30 µs a call) at a few ms per sample.
+        batch_samples: BATCH_CALLS,
+        batch_threshold: batched ? Infinity : -1,
+        warmup_threshold: Infinity,
         // Keep every sample (mitata would drop the 2 fastest and 2 slowest), so
         // min/max are real and the rounds merge without bias.
         samples_threshold: Infinity,
@@ -110,7 +155,7 @@ async function measureSamples(contenders, { budgetMs, rounds, minSamples, warmup
       calls[name] += stats.ticks
     }
   }
-  return { samples, calls }
+  return { samples, calls, batched }
 }
 
 /**
@@ -134,4 +179,4 @@ function inProcessesInTurns(names, rounds, argv) {
   return outputs
 }
 
-module.exports = { measureCell, measureSamples, inProcessesInTurns, summarize, quantile, hasGc: Boolean(gc) }
+module.exports = { measureCell, measureSamples, planBatching, inProcessesInTurns, summarize, quantile, hasGc: Boolean(gc) }
