@@ -16,7 +16,7 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 
 const { CONTENTS, SIZES, KiB, MiB, ensureFixture, fixtureDir } = require('./fixtures')
-const { measureCell, planBatching, inProcessesInTurns, summarize, hasGc } = require('./measure')
+const { measureCell, planBatching, inProcessesInTurns, summarize, SAMPLING, hasGc } = require('./measure')
 const { CONTENDERS } = require('./contender')
 const report = require('./report')
 
@@ -228,7 +228,7 @@ async function runReadMatrix(options) {
       `${options.budgetMs} ms per contender per cell in ${options.rounds} interleaved rounds` +
       `${options.isolate ? ', each contender in a process of its own' : ''}` +
       `${hasGc ? '' : ' (no gc() available: GC not settled between loops)'}\n` +
-      "samples: batches of 256 calls in cells whose fastest contender's calls take under 12 µs, else single calls;\n" +
+      `${SAMPLING};\n` +
       "times: median per call; p75–p99 in the median's unit; speedup = fs median / readFileUtf8 median;\n" +
       'of means = fs mean / readFileUtf8 mean (it carries GC pauses that fall in a few samples)\n',
   )
@@ -295,7 +295,7 @@ async function runReadMatrix(options) {
   console.log(report.barChart(results) + '\n')
 
   const name = `node-${process.versions.node.split('.')[0]}${options.quick ? '-quick' : ''}${options.subset ? '-subset' : ''}${options.isolate ? '-isolated' : ''}`
-  const recorded = { ...options }
+  const recorded = { ...options, sampling: SAMPLING }
   delete recorded.help
   const written = report.writeResults(path.join(__dirname, 'results'), name, env, recorded, results, CONTENTS)
   console.log(`results: ${written.map((f) => path.relative(process.cwd(), f)).join(', ')}`)

@@ -83,6 +83,10 @@ function warmup(fn, ms) {
 const BATCH_BELOW_NS = 12_000
 /** Calls per sample when batched. */
 const BATCH_CALLS = 256
+/** How samples are taken (`batchedFor`), in words, for the reports. */
+const SAMPLING =
+  `a sample is the mean of a batch of ${BATCH_CALLS} calls in a cell whose fastest contender's calls take ` +
+  `under ${BATCH_BELOW_NS / 1000} µs, else one call (the same kind for every contender of a cell)`
 
 /**
  * Whether a cell is timed in batches: one answer for all its contenders, so
@@ -179,4 +183,4 @@ function inProcessesInTurns(names, rounds, argv) {
   return outputs
 }
 
-module.exports = { measureCell, measureSamples, planBatching, inProcessesInTurns, summarize, quantile, hasGc: Boolean(gc) }
+module.exports = { measureCell, measureSamples, planBatching, inProcessesInTurns, summarize, quantile, SAMPLING, hasGc: Boolean(gc) }

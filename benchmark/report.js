@@ -236,7 +236,7 @@ function markdown(env, options, byContent, results, descriptions) {
     '',
     `- ${headerLine(env)}`,
     `- ${env.date}; ${options.quick ? 'quick run' : 'full run'}, ${options.budgetMs} ms measured per contender per cell in ${options.rounds} interleaved rounds${options.isolate ? ', each contender in a process of its own' : ''}`,
-    "- a sample is the mean of a batch of 256 calls in a cell whose fastest contender's calls take under 12 µs, else one call (the same kind for every contender of a cell)",
+    `- ${options.sampling}`,
     "- times are medians per call; p75–p99 in the median's unit; speedup = fs 'utf8' median / readFileUtf8 median; of means = fs 'utf8' mean / readFileUtf8 mean (the mean carries GC pauses that fall in a few samples, which the median leaves out); GB/s = 10^9 bytes per second",
     '',
     '## Speedup over `fs.readFileSync(p, \'utf8\')`',
