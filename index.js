@@ -8,7 +8,7 @@ const fs = require('node:fs')
 const native = require('./lib/native')
 const { readFileUtf8Async, readFile, promisesReadFile } = require('./lib/async')
 const { decodeUtf8 } = require('./lib/decode')
-const { failure, NUL_IN_PATH } = require('./lib/errors')
+const { failure, FS_ANSWERS } = require('./lib/errors')
 const { DELEGATE, isUtf8, requestedEncoding, readerFlags, utf8Request, asUtf8Options } = require('./lib/options')
 const { nativeArgument, pathForError } = require('./lib/paths')
 
@@ -27,7 +27,7 @@ function readNative(path, flags) {
   else if (typeof arg === 'number') result = native.readFd(arg)
   else result = native.readPathBytes(arg, flags)
   if (typeof result === 'string') return result
-  if (result === NUL_IN_PATH) return DELEGATE // fs throws ERR_INVALID_ARG_VALUE
+  if (result === FS_ANSWERS) return DELEGATE
   throw failure(result, pathForError(arg))
 }
 

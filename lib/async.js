@@ -8,7 +8,7 @@ const fs = require('node:fs')
 const EventEmitter = require('node:events')
 
 const native = require('./native')
-const { failure, STRING_TOO_LONG, TOO_BIG_FOR_US } = require('./errors')
+const { failure, FS_ANSWERS, STRING_TOO_LONG } = require('./errors')
 const { DELEGATE, isUtf8, requestedEncoding, readerFlags, utf8Request, asUtf8Options } = require('./options')
 const { nativeArgument, pathForError, hasNul } = require('./paths')
 
@@ -118,9 +118,9 @@ async function readAsync(path, flags, signal, allowFd, delegate) {
     if (signal?.aborted) throw abortError(signal)
     return result
   }
-  // kMaxLength bytes or more: fs.promises decodes chunk by chunk and its answer
-  // (a string or which error) depends on the Node version.
-  if (result === TOO_BIG_FOR_US) return delegate()
+  // Among these, files of kMaxLength bytes or more: fs.promises decodes chunk by
+  // chunk and its answer (a string or which error) depends on the Node version.
+  if (result === FS_ANSWERS) return delegate()
   throw await asyncFailure(result, started.arg, 'promises')
 }
 
@@ -133,7 +133,12 @@ async function readFileUtf8Async(path, options) {
   const flags = readerFlags(options)
   // A signal only comes in an options object (fs.promises rejects other forms itself).
   const signal = typeof options === 'object' && options !== null ? options.signal : undefined
-  return readAsync(path, flags, signal, true, () => fsPromisesReadFile(path, asUtf8AsyncOptions(options)))
+  return readAsync(path, flags, signal, true, () =>
+    // fs.promises takes no fds; fs.readFile reads them as readFileUtf8Async does.
+    typeof path === 'number'
+      ? new Promise((resolve, reject) => fsReadFile(path, asUtf8AsyncOptions(options), (err, text) => (err ? reject(err) : resolve(text))))
+      : fsPromisesReadFile(path, asUtf8AsyncOptions(options)),
+  )
 }
 
 /**
@@ -165,7 +170,7 @@ function readFile(path, options, callback) {
         if (signal?.aborted) return process.nextTick(callback, abortError(signal))
         return process.nextTick(callback, null, result)
       }
-      if (result === TOO_BIG_FOR_US) return fsReadFile(path, options, callback)
+      if (result === FS_ANSWERS) return fsReadFile(path, options, callback)
       return asyncFailure(result, started.arg, 'callback').then((err) => process.nextTick(callback, err))
     },
     (err) => process.nextTick(callback, err), // not expected: a native failure of napi itself

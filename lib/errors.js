@@ -7,10 +7,10 @@ const { constants: bufferConstants } = require('node:buffer')
 
 /** Index = `read::Syscall` in Rust. */
 const SYSCALLS = ['open', 'read']
-const NUL_IN_PATH = -1 // index.js lets fs answer these (its argument errors)
+/** fs answers the call itself: a path with a NUL byte (fs's argument error), a
+ * failure of the portable reader, or (async) a file of kMaxLength bytes or more. */
+const FS_ANSWERS = -1
 const STRING_TOO_LONG = -2
-/** Async reads only: a file of kMaxLength bytes or more, which fs.promises answers itself. */
-const TOO_BIG_FOR_US = -3
 
 let systemErrors
 function describe(errno) {
@@ -55,4 +55,4 @@ function failure(code, pathForError, readNamesPath = false) {
   return systemError(errno, syscall, syscall === 'open' || readNamesPath ? pathForError : undefined)
 }
 
-module.exports = { failure, stringTooLong, NUL_IN_PATH, STRING_TOO_LONG, TOO_BIG_FOR_US }
+module.exports = { failure, stringTooLong, FS_ANSWERS, STRING_TOO_LONG }

@@ -7,7 +7,7 @@ use napi::bindgen_prelude::{AsyncTask, ToNapiValue, TypeName};
 use napi::{sys, Env, Task, ValueType};
 use napi_derive::napi;
 
-use crate::js_string::{Outcome, MAX_STRING_LENGTH, STRING_TOO_LONG, TOO_BIG_FOR_US};
+use crate::js_string::{Outcome, FS_ANSWERS, MAX_STRING_LENGTH, STRING_TOO_LONG};
 use crate::read;
 use crate::transcode;
 
@@ -55,7 +55,7 @@ impl Task for ReadTask {
       // that reaches it here grew since fstat.
       Source::Path { path, flags } => (
         read::read_path_limited_into(path, *flags, MAX_STRING_LENGTH, &mut bytes),
-        TOO_BIG_FOR_US,
+        FS_ANSWERS,
       ),
       // As the sync readFd (fs has no promise API for fds).
       Source::Fd(fd) => (read::read_fd_into(*fd, &mut bytes), STRING_TOO_LONG),

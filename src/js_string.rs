@@ -101,14 +101,12 @@ impl ToNapiValue for Reply {
 
 /// Failure codes, returned to JS instead of a string (lib/errors.js reads them):
 /// `errno * 8 + syscall` for an OS error (see `read::Syscall`), or one of these.
-/// A path with a NUL byte: index.js lets fs throw its own error.
-pub const NUL_IN_PATH: i32 = -1;
+/// fs answers this call itself, with its own result or error (see
+/// `ReadError::ForFs` and `ReadError::TooLarge`).
+pub const FS_ANSWERS: i32 = -1;
 /// V8 refuses the string (longer than kMaxLength), or the file has kMaxLength
 /// bytes or more, which Node's readFileSync refuses.
 pub const STRING_TOO_LONG: i32 = -2;
-/// Async reads only: a file of kMaxLength bytes or more, which fs.promises
-/// answers itself (its answer depends on the Node version).
-pub const TOO_BIG_FOR_US: i32 = -3;
 
 impl From<ReadError> for Outcome {
   fn from(e: ReadError) -> Self {
@@ -120,8 +118,7 @@ impl From<ReadError> for Outcome {
 pub fn failure_code(e: ReadError) -> i32 {
   match e {
     ReadError::Os { errno, syscall } => errno * 8 + syscall as i32,
-    ReadError::NulInPath => NUL_IN_PATH,
-    ReadError::TooLarge => TOO_BIG_FOR_US,
+    ReadError::ForFs | ReadError::TooLarge => FS_ANSWERS,
   }
 }
 

@@ -18,7 +18,6 @@ pub mod pool;
 pub mod raw_call;
 pub mod read;
 pub mod simd;
-pub mod syscall;
 pub mod transcode;
 
 use std::cell::RefCell;
@@ -107,6 +106,12 @@ pub fn engine() -> &'static str {
   } else {
     "fallback"
   }
+}
+
+/// Which reader this build has ("syscalls" or "portable"; see `read`).
+#[napi(js_name = "reader")]
+pub fn reader() -> &'static str {
+  read::READER
 }
 
 /// Adds `readPath` (see `raw_call`) to the exports napi-rs builds.

@@ -1,121 +1,46 @@
-//! Step 1 of the pipeline: get the file's bytes into one owned buffer.
-//!
-//! Mirrors what `fs.readFileSync` does at the syscall level, with fewer calls:
-//! open (O_CLOEXEC), fstat, one read sized from `st_size` (+1 byte so that a
-//! file which grew since fstat is noticed), close. Large files we opened
-//! ourselves are read as two halves by two threads at once (from
-//! `SPLIT_READ_MIN_BYTES`, see `read_halves`).
-//! Files that report size 0 or are not regular (procfs, FIFOs, character
-//! devices, terminals) are read in a growing loop until read returns 0. EINTR is
-//! retried everywhere.
+//! The Linux reader: what `fs.readFileSync` does at the syscall level, with
+//! fewer calls: open (O_CLOEXEC), fstat, one read sized from `st_size` (+1
+//! byte so that a file which grew since fstat is noticed), close. Large files
+//! we opened ourselves are read as two halves by two threads at once (from
+//! `SPLIT_READ_MIN_BYTES`, see `read_halves`). Files that report size 0 or are
+//! not regular (procfs, FIFOs, character devices, terminals) are read in a
+//! growing loop until read returns 0. EINTR is retried everywhere.
 
 use std::io;
 use std::mem::MaybeUninit;
 use std::os::unix::io::RawFd;
 
-use crate::syscall;
+use super::syscall;
+use super::{empty_with_room, room_for, ReadError, ReadFacts, Syscall, SPLIT_READ_MIN_BYTES};
 
-/// The syscall that failed, so the JS layer can build fs's error (`syscall` field).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Syscall {
-  Open = 0,
-  /// Also used for a failed fstat: Node's utf8 path does not fstat, so the same
-  /// fault reaches fs users as a failed read (e.g. EBADF for a bad fd).
-  Read = 1,
-}
-
-/// Why a read failed.
-#[derive(Debug, PartialEq, Eq)]
-pub enum ReadError {
-  /// An OS error: errno and the syscall that returned it.
-  Os { errno: i32, syscall: Syscall },
-  /// The path contains a NUL byte; fs rejects it before any syscall.
-  NulInPath,
-  /// A regular file of at least the caller's size limit (`read_path_limited`), not read.
-  TooLarge,
-}
-
-/// First buffer for files whose size is unknown (st_size 0 or not regular).
-const UNKNOWN_SIZE_FIRST_CHUNK: usize = 8 * 1024;
-
-/// What a read found out about the bytes besides their count, for the steps
-/// after it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ReadFacts {
-  /// How many leading bytes are known to be ASCII: large files are read in
-  /// chunks that are checked while still hot in cache (see `read_sized`),
-  /// which spares `classify` a pass over cold memory.
-  pub ascii_prefix: usize,
-  /// Read as two halves by two threads (`read_halves`): each half is in its
-  /// own core's cache, so converting them is worth splitting the same way.
-  pub in_halves: bool,
-}
-
-/// Opens `path` with fs-style numeric `flags` (from `fs.constants`) and reads it whole.
-pub fn read_path(path: &[u8], flags: i32) -> Result<Vec<u8>, ReadError> {
-  let mut buf = Vec::new();
-  read_path_into(path, flags, &mut buf)?;
-  Ok(buf)
-}
-
-/// Reads from a caller-owned fd from its current position to EOF; never closes it.
-pub fn read_fd(fd: RawFd) -> Result<Vec<u8>, ReadError> {
-  let mut buf = Vec::new();
-  read_fd_into(fd, &mut buf)?;
-  Ok(buf)
-}
-
-/// Like `read_path`, into `buf` (its old contents are dropped). Reusing one
-/// buffer across calls keeps its memory mapped and in cache: a fresh buffer
-/// costs a page fault per 4 KiB on every read.
-pub fn read_path_into(path: &[u8], flags: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  read_path_with(path, flags, usize::MAX, Halves::Allowed, buf)
-}
-
-/// Like `read_path_into`, but a regular file whose size is `limit` bytes or
-/// more is not read at all: `ReadError::TooLarge` (decided from the one fstat
-/// the read makes anyway); and read on this thread alone, never in halves: for
-/// reads that run beside others (async reads, on libuv's pool), where the
-/// other core is busy anyway. 64 concurrent async reads of 1-2 MiB files on 2
-/// cores took 1.14-1.53x as long with the halves (Latin-1, mixed, invalid).
-pub fn read_path_limited_into(
-  path: &[u8],
-  flags: i32,
-  limit: usize,
-  buf: &mut Vec<u8>,
-) -> Result<ReadFacts, ReadError> {
-  read_path_with(path, flags, limit, Halves::Never, buf)
-}
-
-fn read_path_with(
-  path: &[u8],
-  flags: i32,
-  limit: usize,
-  halves: Halves,
-  buf: &mut Vec<u8>,
-) -> Result<ReadFacts, ReadError> {
-  if path.contains(&0) {
-    return Err(ReadError::NulInPath);
-  }
-  let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;
-  // Dropping `fd` closes it on every path out of here.
-  read_open_fd(fd.raw(), halves, limit, buf)
-}
-
-/// Like `read_fd`, into `buf` (its old contents are dropped). A caller's fd is
-/// never read in halves: pread needs the offset, and where it stands is the
-/// caller's.
-pub fn read_fd_into(fd: RawFd, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  read_open_fd(fd, Halves::Never, usize::MAX, buf)
-}
+pub const NAME: &str = "syscalls";
 
 /// Whether a large regular file may be read as two halves at explicit offsets
-/// (`read_halves`): a file we just opened for a synchronous read.
+/// (`read_halves`): only a file we just opened for a synchronous read. A
+/// caller's fd is never split: pread needs the offset, and where it stands is
+/// the caller's.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Halves {
+pub enum Split {
   Allowed,
   Never,
+}
+
+/// Opens `path` (no NUL byte in it) with `flags` and reads it whole.
+pub fn read_path(
+  path: &[u8],
+  flags: i32,
+  limit: usize,
+  split: Split,
+  buf: &mut Vec<u8>,
+) -> Result<ReadFacts, ReadError> {
+  let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;
+  // Dropping `fd` closes it on every path out of here.
+  read_open_fd(fd.raw(), split, limit, buf)
+}
+
+/// Reads a caller's fd from its offset to EOF.
+pub fn read_fd(fd: RawFd, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
+  read_open_fd(fd, Split::Never, usize::MAX, buf)
 }
 
 /// Opens `path` (O_CLOEXEC added, O_CREAT with mode 0o666 like Node), retried
@@ -129,23 +54,13 @@ fn open(path: &[u8], flags: i32) -> io::Result<syscall::OwnedFd> {
   }
 }
 
-fn read_open_fd(fd: RawFd, halves: Halves, limit: usize, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
+fn read_open_fd(fd: RawFd, split: Split, limit: usize, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
   let (regular, size) = file_kind_and_size(fd).map_err(|e| os_error(e, Syscall::Read))?;
   if regular && size >= limit {
     return Err(ReadError::TooLarge);
   }
-  // Room for st_size + 1 bytes (or a first chunk); a buffer too small is replaced,
-  // not grown, so its old contents are never copied.
-  let wanted = if regular && size > 0 {
-    size + 1
-  } else {
-    UNKNOWN_SIZE_FIRST_CHUNK
-  };
-  if buf.capacity() < wanted {
-    crate::pool::give(std::mem::replace(buf, crate::pool::take(wanted)));
-  }
-  buf.clear();
-  if regular && size >= SPLIT_READ_MIN_BYTES && halves == Halves::Allowed {
+  empty_with_room(buf, room_for(regular, size));
+  if regular && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed {
     if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
       return Ok(ReadFacts {
         ascii_prefix,
@@ -198,21 +113,6 @@ fn read_sized(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
     }
   }
 }
-
-/// Regular files we opened, from this size on, are read as two halves at once
-/// by this thread and the helper thread (see `helper_thread`), and their
-/// conversion is split the same way (`parallel::split_conversion`), so each
-/// core converts the half in its own cache. Measured on 2 cores, Node 26, both
-/// builds in one process (benchmark/ab.js): ASCII 1 MiB 12-25 % faster split,
-/// also when each string is then scanned once (read + indexOf: 282 vs 329 µs);
-/// Latin-1 1-3 MiB 10-14 % faster; mixed 1-2 MiB 14-15 %, CJK 2 MiB 11 %,
-/// mixed text of 1-2 MiB with one error at 90 % 8-10 %; invalid 1-3 MiB
-/// (an error every ~4 KiB) 0.99-1.03 of one thread's time. Split at 1 MiB and
-/// converted on one thread, Latin-1, mixed, CJK and invalid text were 14-34 %
-/// slower: reading the other core's half is slow. From 256 KiB: ASCII 256 KiB
-/// took 1.42x, Latin-1 1.34x, mixed 1.51x as long; at 512 KiB ASCII 0.75x but
-/// Latin-1 1.24x, CJK 1.28x.
-pub const SPLIT_READ_MIN_BYTES: usize = 1 << 20;
 
 /// Reads a regular file of `size` bytes as two halves, each by its own thread
 /// with pread(2) (which leaves the fd's offset alone), each half checked for
@@ -297,7 +197,7 @@ fn retrying_eintr(mut call: impl FnMut() -> isize) -> Result<usize, ReadError> {
 fn grow_until_eof(fd: RawFd, buf: &mut Vec<u8>) -> Result<(), ReadError> {
   loop {
     if buf.len() == buf.capacity() {
-      buf.reserve(buf.capacity().max(UNKNOWN_SIZE_FIRST_CHUNK));
+      buf.reserve(buf.capacity().max(super::UNKNOWN_SIZE_FIRST_CHUNK));
     }
     if read_appending(fd, buf, usize::MAX)? == 0 {
       return Ok(());
@@ -334,6 +234,7 @@ fn os_error(e: io::Error, syscall: Syscall) -> ReadError {
 #[cfg(test)]
 mod tests {
   use super::*;
+  use crate::read::{read_path, read_path_into};
   use std::fs::File;
   use std::io::Write;
   use std::os::unix::ffi::OsStrExt;
@@ -354,7 +255,7 @@ mod tests {
         syscall: Syscall::Open
       })
     );
-    assert_eq!(read_path(b"a\0b", libc::O_RDONLY), Err(ReadError::NulInPath));
+    assert_eq!(read_path(b"a\0b", libc::O_RDONLY), Err(ReadError::ForFs));
     std::fs::remove_dir_all(&dir).unwrap();
   }
 

@@ -1,13 +1,10 @@
 //! The syscalls of a read (openat, fstat, read, pread, close), made directly with
 //! `syscall(2)` rather than through glibc's wrappers and `std::fs::File`.
 //!
-//! glibc's open, read, pread and close are pthread cancellation points: each
-//! switches asynchronous cancellation on and off around the kernel call, and
-//! std's `File::open` adds its own checks and a copy of the path. For a small
-//! file those layers are a visible part of the whole read: 64 B file, Node 26,
-//! two builds in one process, 30 alternating blocks: 1347 → 1259 ns per call
-//! (1 KiB: 1463 → 1364 ns; 1 KiB of CJK text: 1714 → 1585 ns). Nothing here
-//! retries EINTR; the caller decides (read.rs retries reads and opens).
+//! glibc's open, read, pread and close are pthread cancellation points that
+//! toggle asynchronous cancellation around each kernel call, and std's
+//! `File::open` copies the path again: for small files those layers are a
+//! visible part of the read. Nothing here retries EINTR; `syscalls` does.
 
 use std::ffi::c_long;
 use std::io;

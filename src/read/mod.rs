@@ -1,0 +1,130 @@
+//! Step 1 of the pipeline: get the file's bytes into one owned buffer.
+//!
+//! Two readers behind one interface, chosen per target:
+//! - `syscalls` (Linux): raw syscalls, large files read as two halves at once;
+//! - `portable` (every other target, and Linux with the `portable-read`
+//!   feature, which is how CI tests it): `std::fs`. Where its failure could
+//!   differ from fs's error, it answers `ReadError::ForFs` and fs reads again.
+
+#[cfg(all(target_os = "linux", not(feature = "portable-read")))]
+mod syscall;
+#[cfg(all(target_os = "linux", not(feature = "portable-read")))]
+mod syscalls;
+#[cfg(all(target_os = "linux", not(feature = "portable-read")))]
+use syscalls as reader;
+
+#[cfg(any(not(target_os = "linux"), feature = "portable-read"))]
+mod portable;
+#[cfg(any(not(target_os = "linux"), feature = "portable-read"))]
+use portable as reader;
+
+/// Which reader this build has: "syscalls" or "portable".
+pub const READER: &str = reader::NAME;
+
+/// The syscall that failed, so the JS layer can build fs's error (`syscall` field).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Syscall {
+  Open = 0,
+  /// Also used for a failed fstat: Node's utf8 path does not fstat, so the same
+  /// fault reaches fs users as a failed read (e.g. EBADF for a bad fd).
+  Read = 1,
+}
+
+/// Why a read failed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ReadError {
+  /// An OS error: errno and the syscall that returned it.
+  Os { errno: i32, syscall: Syscall },
+  /// fs answers this call itself, with its own result or error: a path with a
+  /// NUL byte, or what the portable reader cannot reproduce exactly.
+  ForFs,
+  /// A regular file of at least the caller's size limit (`read_path_limited_into`), not read.
+  TooLarge,
+}
+
+/// What a read found out about the bytes besides their count, for the steps
+/// after it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadFacts {
+  /// How many leading bytes are known to be ASCII: large files are read in
+  /// chunks that are checked while still hot in cache, which spares
+  /// `classify` a pass over cold memory.
+  pub ascii_prefix: usize,
+  /// Read as two halves by two threads: each half is in its own core's cache,
+  /// so converting them is worth splitting the same way.
+  pub in_halves: bool,
+}
+
+/// Files from this size on are read as two halves by two threads (where the
+/// reader can), and their conversion is split the same way (`parallel`).
+pub const SPLIT_READ_MIN_BYTES: usize = 1 << 20;
+
+/// First buffer for files whose size is unknown (st_size 0 or not regular).
+const UNKNOWN_SIZE_FIRST_CHUNK: usize = 8 * 1024;
+
+/// Opens `path` (raw bytes, as fs passes them to the OS) with fs-style
+/// numeric `flags` (from `fs.constants`) and reads it whole into `buf` (its
+/// old contents are dropped). Reusing one buffer across calls keeps its memory
+/// mapped and in cache.
+pub fn read_path_into(path: &[u8], flags: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
+  if path.contains(&0) {
+    return Err(ReadError::ForFs);
+  }
+  reader::read_path(path, flags, usize::MAX, reader::Split::Allowed, buf)
+}
+
+/// Like `read_path_into`, but a regular file whose size is `limit` bytes or
+/// more is not read at all (`ReadError::TooLarge`), and the file is read on
+/// this thread alone: for reads that run beside others (async reads on
+/// libuv's pool), where the other core is busy anyway.
+pub fn read_path_limited_into(
+  path: &[u8],
+  flags: i32,
+  limit: usize,
+  buf: &mut Vec<u8>,
+) -> Result<ReadFacts, ReadError> {
+  if path.contains(&0) {
+    return Err(ReadError::ForFs);
+  }
+  reader::read_path(path, flags, limit, reader::Split::Never, buf)
+}
+
+/// Reads a caller-owned fd from its current position to EOF into `buf`; never
+/// closes it.
+pub fn read_fd_into(fd: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
+  reader::read_fd(fd, buf)
+}
+
+/// `read_path_into` into a new buffer.
+pub fn read_path(path: &[u8], flags: i32) -> Result<Vec<u8>, ReadError> {
+  let mut buf = Vec::new();
+  read_path_into(path, flags, &mut buf)?;
+  Ok(buf)
+}
+
+/// `read_fd_into` into a new buffer.
+pub fn read_fd(fd: i32) -> Result<Vec<u8>, ReadError> {
+  let mut buf = Vec::new();
+  read_fd_into(fd, &mut buf)?;
+  Ok(buf)
+}
+
+/// Makes `buf` empty with room for `wanted` bytes: a buffer too small is
+/// swapped for a pooled one, not grown, so its old contents are never copied.
+fn empty_with_room(buf: &mut Vec<u8>, wanted: usize) {
+  if buf.capacity() < wanted {
+    crate::pool::give(std::mem::replace(buf, crate::pool::take(wanted)));
+  }
+  buf.clear();
+}
+
+/// The room a read starts with: the file's size and one byte more (getting it
+/// means the file grew), or a first chunk when the size is unknown.
+fn room_for(regular: bool, size: usize) -> usize {
+  if regular && size > 0 {
+    size + 1
+  } else {
+    UNKNOWN_SIZE_FIRST_CHUNK
+  }
+}

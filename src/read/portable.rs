@@ -1,0 +1,145 @@
+//! The portable reader, through `std::fs`: every target but Linux, and Linux
+//! with the `portable-read` feature (so that CI runs the JS suite against it).
+//!
+//! A path read that fails answers `ReadError::ForFs`: fs then makes the call
+//! itself and throws its own error, field by field, on every OS, so no table
+//! of OS errors is kept here. Only read-only opens are made here (what
+//! `File::open` does); other flags go to fs as well.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+use super::{empty_with_room, room_for, ReadError, ReadFacts};
+
+pub const NAME: &str = "portable";
+
+/// `fs.constants.O_RDONLY` on every OS Node runs on.
+const O_RDONLY: i32 = 0;
+
+/// Only the Linux reader splits large reads over two threads.
+#[derive(Clone, Copy)]
+pub enum Split {
+  Allowed,
+  Never,
+}
+
+/// Opens `path` (no NUL byte in it) read-only and reads it whole.
+pub fn read_path(
+  path: &[u8],
+  flags: i32,
+  limit: usize,
+  _split: Split,
+  buf: &mut Vec<u8>,
+) -> Result<ReadFacts, ReadError> {
+  if flags != O_RDONLY {
+    return Err(ReadError::ForFs);
+  }
+  let path = os_path(path).ok_or(ReadError::ForFs)?;
+  let file = File::open(path).map_err(|_| ReadError::ForFs)?;
+  read_file(&file, limit, buf, |_| ReadError::ForFs)
+}
+
+/// Reads a caller's fd from its offset to EOF. Once bytes may have been
+/// consumed, fs could not read them again, so errors carry their errno.
+#[cfg(unix)]
+pub fn read_fd(fd: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
+  use std::mem::ManuallyDrop;
+  use std::os::unix::io::FromRawFd;
+
+  // A closed or negative fd: fs gives its EBADF, having read nothing either.
+  // SAFETY: F_GETFD only reads the fd table entry; any integer is allowed.
+  if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+    return Err(ReadError::ForFs);
+  }
+  // SAFETY: `fd` is open (checked above) and stays the caller's: ManuallyDrop
+  // never closes it, and `file` does not outlive this call.
+  let file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
+  read_file(&file, usize::MAX, buf, |e| ReadError::Os {
+    errno: e.raw_os_error().unwrap_or(libc::EIO),
+    syscall: super::Syscall::Read,
+  })
+}
+
+/// Node's fds on Windows are C runtime fds of Node's own CRT: fs reads them.
+#[cfg(not(unix))]
+pub fn read_fd(_fd: i32, _buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
+  Err(ReadError::ForFs)
+}
+
+/// Reads `file` to EOF into `buf`, with room for its size and one byte more;
+/// a regular file of `limit` bytes or more is not read.
+fn read_file(
+  file: &File,
+  limit: usize,
+  buf: &mut Vec<u8>,
+  error: impl Fn(io::Error) -> ReadError,
+) -> Result<ReadFacts, ReadError> {
+  let meta = file.metadata().map_err(&error)?;
+  let size = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+  if meta.is_file() && size >= limit {
+    return Err(ReadError::TooLarge);
+  }
+  empty_with_room(buf, room_for(meta.is_file(), size));
+  // std reads into the spare capacity without zeroing it, retries EINTR, and
+  // grows the buffer only for a file that grew since its metadata was read.
+  let mut reader = file;
+  reader.read_to_end(buf).map_err(&error)?;
+  Ok(ReadFacts::default())
+}
+
+/// The path as the OS takes it: raw bytes on Unix; on Windows, where fs
+/// passes paths as UTF-8, a path that is not UTF-8 is left to fs.
+#[cfg(unix)]
+fn os_path(bytes: &[u8]) -> Option<&Path> {
+  use std::os::unix::ffi::OsStrExt;
+  Some(Path::new(std::ffi::OsStr::from_bytes(bytes)))
+}
+
+#[cfg(not(unix))]
+fn os_path(bytes: &[u8]) -> Option<&Path> {
+  std::str::from_utf8(bytes).ok().map(Path::new)
+}
+
+#[cfg(test)]
+mod tests {
+  use crate::read::{read_fd, read_path, read_path_limited_into, ReadError};
+
+  #[test]
+  fn reads_whole_files_and_leaves_failures_and_other_flags_to_fs() {
+    let dir = std::env::temp_dir().join(format!("rfu8-portable-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("a.txt");
+    std::fs::write(&p, "héllo").unwrap();
+    let path = p.to_str().unwrap().as_bytes();
+    assert_eq!(read_path(path, 0).unwrap(), "héllo".as_bytes());
+    let missing = dir.join("missing");
+    assert_eq!(
+      read_path(missing.to_str().unwrap().as_bytes(), 0),
+      Err(ReadError::ForFs)
+    );
+    assert_eq!(read_path(dir.to_str().unwrap().as_bytes(), 0), Err(ReadError::ForFs));
+    assert_eq!(read_path(path, 2), Err(ReadError::ForFs));
+    assert_eq!(read_path(b"a\0b", 0), Err(ReadError::ForFs));
+    let mut buf = Vec::new();
+    assert_eq!(read_path_limited_into(path, 0, 6, &mut buf), Err(ReadError::TooLarge));
+    assert_eq!(read_path_limited_into(path, 0, 7, &mut buf).map(|_| buf.len()), Ok(6));
+    assert_eq!(read_fd(-1), Err(ReadError::ForFs));
+    std::fs::remove_dir_all(&dir).unwrap();
+  }
+
+  #[cfg(unix)]
+  #[test]
+  fn reads_a_callers_fd_from_its_offset_and_leaves_it_open() {
+    use std::io::{Seek, SeekFrom};
+    use std::os::unix::io::AsRawFd;
+    let p = std::env::temp_dir().join(format!("rfu8-portable-fd-{}", std::process::id()));
+    std::fs::write(&p, "0123456789").unwrap();
+    let mut file = std::fs::File::open(&p).unwrap();
+    file.seek(SeekFrom::Start(4)).unwrap();
+    assert_eq!(read_fd(file.as_raw_fd()).unwrap(), b"456789");
+    file.seek(SeekFrom::Start(0)).unwrap();
+    assert_eq!(read_fd(file.as_raw_fd()).unwrap(), b"0123456789");
+    std::fs::remove_file(&p).unwrap();
+  }
+}
