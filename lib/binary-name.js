@@ -1,27 +1,28 @@
 'use strict'
-// Where `napi build --platform` puts the addon: `readfile-utf8.<platform>-<arch>[-abi].node`
-// in the package root. We build from source on install, so only this machine's
-// names are candidates.
+// The names of this platform's addon, in napi-rs's layout: a local build in the
+// package root, `readfile-utf8.<platform>.node` (`npm install` in the repo makes
+// one), and the platform package `readfile-utf8-<platform>` that npm installs
+// from optionalDependencies.
 const fs = require('node:fs')
 const path = require('node:path')
 
 const ROOT = path.join(__dirname, '..')
 
-function candidates() {
+/** This process's platform names, most likely first (Linux: glibc, then musl). */
+function platforms() {
   const { platform, arch } = process
-  if (platform === 'linux') return [`linux-${arch}-gnu`, `linux-${arch}-musl`, `linux-${arch}`]
+  if (platform === 'linux') return [`linux-${arch}-gnu`, `linux-${arch}-musl`]
   if (platform === 'win32') return [`win32-${arch}-msvc`, `win32-${arch}-gnu`]
-  if (platform === 'darwin') return [`darwin-${arch}`, 'darwin-universal']
   return [`${platform}-${arch}`]
 }
 
-/** Absolute path of the built addon, or null if none is there. */
+/** Absolute path of a local build for this platform, or null if there is none. */
 function findBinary() {
-  for (const triple of candidates()) {
-    const file = path.join(ROOT, `readfile-utf8.${triple}.node`)
+  for (const name of platforms()) {
+    const file = path.join(ROOT, `readfile-utf8.${name}.node`)
     if (fs.existsSync(file)) return file
   }
   return null
 }
 
-module.exports = { findBinary }
+module.exports = { platforms, findBinary }
