@@ -47,18 +47,19 @@ pub fn read_fd(fd: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
   use std::mem::ManuallyDrop;
   use std::os::unix::io::FromRawFd;
 
-  // A closed or negative fd: fs gives its EBADF, having read nothing either.
+  let os_error = |e: io::Error| ReadError::Os {
+    errno: e.raw_os_error().unwrap_or(libc::EIO),
+    syscall: super::Syscall::Read,
+  };
+  // A closed or negative fd fails as the Linux reader's fstat does (EBADF).
   // SAFETY: F_GETFD only reads the fd table entry; any integer is allowed.
   if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
-    return Err(ReadError::ForFs);
+    return Err(os_error(io::Error::last_os_error()));
   }
   // SAFETY: `fd` is open (checked above) and stays the caller's: ManuallyDrop
   // never closes it, and `file` does not outlive this call.
   let file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
-  read_file(&file, usize::MAX, buf, |e| ReadError::Os {
-    errno: e.raw_os_error().unwrap_or(libc::EIO),
-    syscall: super::Syscall::Read,
-  })
+  read_file(&file, usize::MAX, buf, os_error)
 }
 
 /// Node's fds on Windows are C runtime fds of Node's own CRT: fs reads them.
@@ -124,7 +125,14 @@ mod tests {
     let mut buf = Vec::new();
     assert_eq!(read_path_limited_into(path, 0, 6, &mut buf), Err(ReadError::TooLarge));
     assert_eq!(read_path_limited_into(path, 0, 7, &mut buf).map(|_| buf.len()), Ok(6));
-    assert_eq!(read_fd(-1), Err(ReadError::ForFs));
+    #[cfg(unix)]
+    assert_eq!(
+      read_fd(-1),
+      Err(ReadError::Os {
+        errno: libc::EBADF,
+        syscall: crate::read::Syscall::Read
+      })
+    );
     std::fs::remove_dir_all(&dir).unwrap();
   }
 
