@@ -41,8 +41,12 @@ export declare function readFileSync(
   options?: { encoding?: BufferEncoding | null | undefined; flag?: string | undefined } | BufferEncoding | null,
 ): string | Buffer
 
-/** The UTF-8 engine this process uses: `'simdutf'` (SIMD) or `'fallback'` (pure Rust). */
-export declare function engine(): 'simdutf' | 'fallback'
+/**
+ * The UTF-8 engine this process uses: `'simdutf'` (SIMD), `'fallback'` (pure
+ * Rust), or `'fs'` where no native binary could be loaded and every function
+ * hands its calls to fs.
+ */
+export declare function engine(): 'simdutf' | 'fallback' | 'fs'
 
 /** Options of {@link readFileUtf8Async}: those of {@link readFileUtf8}, plus an AbortSignal. */
 export interface ReadFileUtf8AsyncOptions extends ReadFileUtf8Options {
