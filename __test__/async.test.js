@@ -60,22 +60,6 @@ for (const [label, p] of Object.entries(OS_ERRORS)) {
   })
 }
 
-test('flags: EBADF reading a write-only open, ax on an existing file, bad flags', async () => {
-  const target = scratch('async-flagged.txt')
-  for (const flag of ['a', 'ax', 'wx', 'xa+', 'zz', true, {}, 1.5]) {
-    fs.writeFileSync(target, 'data')
-    await assertSameRejection(`flag ${JSON.stringify(flag)}`, target, { encoding: 'utf8', flag })
-    fs.writeFileSync(target, 'data')
-    if (typeof flag === 'string' && flag !== 'zz') await assertSameCallbackError(`flag ${flag}`, target, { encoding: 'utf8', flag })
-  }
-  for (const flag of ['r', 'r+', 'a+', 'w+', '', fs.constants.O_RDWR]) {
-    fs.writeFileSync(target, 'flag data é')
-    const expected = await fs.promises.readFile(target, { encoding: 'utf8', flag })
-    fs.writeFileSync(target, 'flag data é')
-    assert.equal(await readFileUtf8Async(target, { flag }), expected, `flag ${flag}`)
-  }
-})
-
 test('argument errors: wrong path types, NUL bytes, non-file URLs, bad options, bad signals', async () => {
   for (const p of [undefined, null, true, 1.5, NaN, 10n, {}, [], 'a\0b', Buffer.from('a\0b'), new URL('file:///tmp/a%00b'), new URL('http://example.invalid/x'), new URL('file://remote-host/x')]) {
     await assertSameRejection(`path ${String(p)}`, p)
