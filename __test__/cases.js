@@ -142,6 +142,7 @@ const ODD = {
 /** `size` bytes of `base` repeated (the last repetition may be cut). */
 function bigBuffer(base, size) {
   const unit = Buffer.from(base)
+  if (unit.length === 0) throw new Error(`Buffer.from(${JSON.stringify(base)}) is empty: this Node's own UTF-8 encoding is broken`)
   const buf = Buffer.alloc(size)
   for (let i = 0; i < size; i += unit.length) unit.copy(buf, i)
   return buf
