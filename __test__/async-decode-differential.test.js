@@ -118,7 +118,7 @@ test('decodeUtf8 and readFileUtf8Async: empty input and all 256 one-byte inputs'
 })
 
 for (const size of LARGE_SIZES) {
-  test(`large inputs of ${size} bytes: every class × odd byte at start, middle, end (decodeUtf8 and readFileUtf8Async)`, async () => {
+  test(`large inputs of ${size} bytes: every class × odd byte at start, left half, middle, end (decodeUtf8 and readFileUtf8Async)`, async () => {
     const file = scratch(`async-big-${size}.txt`)
     for (const { label, bytes } of largeCases(size)) {
       assertDecodes(bytes, label)

@@ -142,6 +142,7 @@ const ODD = {
 /** `size` bytes of `base` repeated (the last repetition may be cut). */
 function bigBuffer(base, size) {
   const unit = Buffer.from(base)
+  if (unit.length === 0) throw new Error(`Buffer.from(${JSON.stringify(base)}) is empty: this Node's own UTF-8 encoding is broken`)
   const buf = Buffer.alloc(size)
   for (let i = 0; i < size; i += unit.length) unit.copy(buf, i)
   return buf
@@ -168,22 +169,34 @@ const LARGE_SIZES = [
   8 * 1024 * 1024 + 5,
 ]
 
+/** `size` bytes of `base` repeated, valid UTF-8: a character cut at the end is replaced by spaces. */
+function validBuffer(base, size) {
+  const clean = bigBuffer(base, size)
+  let end = clean.length
+  while (end > 0 && (clean[end - 1] & 0xc0) === 0x80) end--
+  if (end > 0 && clean[end - 1] >= 0xc0) end--
+  return Buffer.concat([clean.subarray(0, end), Buffer.alloc(clean.length - end, 0x20)])
+}
+
+/**
+ * Where an odd sequence goes in a large input: the start (where the two-thread
+ * conversions look first), the left half (an error there makes the left half
+ * be decoded again and the right half's units move, src/parallel.rs), the
+ * middle (around where reads and conversions split) and the very end.
+ */
+const WHERE = ['start', 'left half', 'middle', 'end']
+
 /**
  * Large inputs of `size` bytes: for each class a clean (valid) one, then the
- * same with each odd byte at the start, in the middle and at the end.
+ * same with each odd byte at each place of WHERE.
  */
 function* largeCases(size) {
   for (const [className, base] of Object.entries(BASES)) {
-    const clean = bigBuffer(base, size)
-    // Cut the tail back to a character boundary, so "clean" is valid UTF-8.
-    let end = clean.length
-    while (end > 0 && (clean[end - 1] & 0xc0) === 0x80) end--
-    if (end > 0 && clean[end - 1] >= 0xc0) end--
-    const valid = Buffer.concat([clean.subarray(0, end), Buffer.alloc(clean.length - end, 0x20)])
+    const valid = validBuffer(base, size)
     yield { label: `${className} clean`, bytes: valid }
     for (const [oddName, odd] of Object.entries(ODD)) {
-      for (const where of ['start', 'middle', 'end']) {
-        const at = where === 'start' ? 0 : where === 'middle' ? valid.length >> 1 : valid.length - odd.length
+      for (const where of WHERE) {
+        const at = { start: 0, 'left half': valid.length >> 2, middle: valid.length >> 1, end: valid.length - odd.length }[where]
         const bytes = Buffer.from(valid)
         Buffer.from(odd).copy(bytes, at)
         yield { label: `${className} + ${oddName} at ${where}`, bytes }
@@ -216,6 +229,8 @@ module.exports = {
   BASES,
   ODD,
   bigBuffer,
+  validBuffer,
+  WHERE,
   LARGE_SIZES,
   largeCases,
   sprinkledCases,

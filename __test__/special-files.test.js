@@ -70,23 +70,31 @@ test('a FIFO fed in pieces by a child process reads until the writer closes', as
 
 test('an fd after a partial read continues from its position and stays open', () => {
   const file = scratch('partial.txt')
-  const text = `head é ${'body 中文 '.repeat(3000)} tail 😀`
-  fs.writeFileSync(file, text)
-  for (const skip of [0, 3, 6, 7, 1000]) {
-    const ours = fs.openSync(file, 'r')
-    const theirs = fs.openSync(file, 'r')
-    try {
-      fs.readSync(ours, Buffer.alloc(skip), 0, skip, null)
-      fs.readSync(theirs, Buffer.alloc(skip), 0, skip, null)
-      assert.equal(readFileUtf8(ours), fs.readFileSync(theirs, 'utf8'), `after ${skip} bytes`)
-      // Still open, now at EOF: reading again gives '' (as fs does).
-      assert.equal(readFileUtf8(ours), '')
-      assert.equal(fs.fstatSync(ours).size, Buffer.byteLength(text))
-    } finally {
-      fs.closeSync(ours)
-      fs.closeSync(theirs)
+  const text = Buffer.from(`head é ${'body 中文 😀 '.repeat(100000)} tail`)
+  let checked = 0
+  // Small, and past the size from which files we open ourselves are read in halves at explicit offsets.
+  for (const bytes of [text.subarray(0, 40000), text.subarray(0, (1 << 20) + 7), text]) {
+    fs.writeFileSync(file, bytes)
+    for (const skip of [0, 3, 6, 7, 1000]) {
+      const ours = fs.openSync(file, 'r')
+      const theirs = fs.openSync(file, 'r')
+      try {
+        fs.readSync(ours, Buffer.alloc(skip), 0, skip, null)
+        fs.readSync(theirs, Buffer.alloc(skip), 0, skip, null)
+        const expected = fs.readFileSync(theirs, 'utf8')
+        assert.ok(expected.length > 0)
+        assert.equal(readFileUtf8(ours), expected, `${bytes.length} bytes, after ${skip}`)
+        // Still open, now at EOF: reading again gives '' (as fs does).
+        assert.equal(readFileUtf8(ours), '')
+        assert.equal(fs.fstatSync(ours).size, bytes.length)
+        checked++
+      } finally {
+        fs.closeSync(ours)
+        fs.closeSync(theirs)
+      }
     }
   }
+  assert.equal(checked, 15)
 })
 
 test('an fd of a file that grew after open is read to its new end', () => {

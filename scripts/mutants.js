@@ -1,0 +1,438 @@
+'use strict'
+// npm run mutants [-- --node PATH] [--only id,id] [--all-tests] [--list] [--keep] [--target-dir DIR]
+//
+// The mutation check: each mutant below is a small, meaningful bug, written as
+// find/replace patches of the sources. For each one, a scratch copy of the
+// checkout (tracked and untracked files, not ignored ones; never the checkout
+// itself) is patched, built (npm run build) and run through the test files
+// named for it; a mutant is killed when those tests fail. Every patch's text
+// must occur exactly once in its file, so a mutant whose code has changed stops
+// the run instead of silently testing nothing. The unpatched copy is built and
+// its tests run first: they must pass, or no result would mean anything.
+// Prints a table; the exit status is non-zero unless every mutant is killed.
+//
+// Needs the checkout's node_modules (npm ci) and Rust. --node picks the Node
+// binary the tests run on (default: this one); builds share a cargo target dir
+// (default under READFILE_UTF8_CACHE or ~/.cache/readfile-utf8) so that each
+// build after the first recompiles only this crate.
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const { parseArgs } = require('node:util')
+
+const ROOT = path.join(__dirname, '..')
+
+/**
+ * The mutants: one or more per area. `tests` are the __test__ files that must
+ * kill it (the part of the suite that covers the area, to keep a run short).
+ */
+const MUTANTS = [
+  {
+    id: 'utf8-replacement',
+    area: 'UTF-8 replacement',
+    bug: 'a sequence cut short by the end of the input is replaced byte by byte (one U+FFFD each) instead of with one U+FFFD',
+    patches: [
+      {
+        file: 'src/transcode.rs',
+        find: 'Err(e) if e.valid_up_to() == 0 => Some(e.error_len().unwrap_or(window.len())),',
+        replace: 'Err(e) if e.valid_up_to() == 0 => Some(e.error_len().unwrap_or(1)),',
+      },
+    ],
+    tests: ['differential.test.js'],
+  },
+  {
+    id: 'latin1-path',
+    area: 'Latin-1 path',
+    bug: "Latin-1 text is converted from the end of the read's known-ASCII prefix on, which is lost",
+    patches: [
+      {
+        file: 'src/transcode.rs',
+        find: '  let text = simd::try_latin1(bytes, split)',
+        replace: '  let text = simd::try_latin1(&bytes[ascii_prefix.min(bytes.len())..], split)',
+      },
+    ],
+    tests: ['differential.test.js'],
+  },
+  {
+    id: 'utf16-path',
+    area: 'UTF-16 path',
+    bug: "when the left half of a two-thread decode holds an error, the right half's units are not moved after the left half's",
+    patches: [
+      {
+        file: 'src/parallel.rs',
+        find: '      room.copy_within(left_units..left_units + right_units, own.len());\n',
+        replace: '',
+      },
+    ],
+    tests: ['differential.test.js'],
+  },
+  {
+    id: 'fallback-eof',
+    area: 'fallback engine',
+    bug: 'the pure-Rust Latin-1 conversion drops a ÿ (C3 BF) at the very end of the text, taking 0xFF for padding',
+    patches: [
+      {
+        file: 'src/transcode.rs',
+        find: '  out.truncate(written);\n  out\n}\n\nfn utf16_fallback',
+        replace: '  out.truncate(written);\n  if out.last() == Some(&0xff) {\n    out.pop();\n  }\n  out\n}\n\nfn utf16_fallback',
+      },
+    ],
+    tests: ['engines.test.js'],
+  },
+  {
+    id: 'fallback-latin1-range',
+    area: 'fallback engine',
+    bug: 'the pure-Rust engine takes lead byte C4 (U+0100..U+013F) for Latin-1 range and converts such text to Latin-1 lossily',
+    patches: [
+      { file: 'src/classify.rs', find: '  } else if max_byte_at_most(rest, 0xC3) {', replace: '  } else if max_byte_at_most(rest, 0xC4) {' },
+    ],
+    tests: ['engines.test.js'],
+  },
+  {
+    id: 'engine-self-test',
+    area: 'fallback engine',
+    bug: 'simdutf is used without its self-test, also when SIMDUTF_FORCE_IMPLEMENTATION has broken it',
+    patches: [
+      {
+        file: 'src/simd.rs',
+        find: 'std::env::var_os(DISABLE_ENV).is_none() && self_test()',
+        replace: 'std::env::var_os(DISABLE_ENV).is_none() && (self_test() || true)',
+      },
+    ],
+    tests: ['engines.test.js'],
+  },
+  {
+    id: 'error-fields',
+    area: 'error fields',
+    bug: "a failed read(2) names the path in the error's message and path field, where fs's synchronous read does not",
+    patches: [
+      {
+        file: 'lib/errors.js',
+        find: "return systemError(errno, syscall, syscall === 'open' || readNamesPath ? pathForError : undefined)",
+        replace: 'return systemError(errno, syscall, pathForError)',
+      },
+    ],
+    tests: ['errors.test.js'],
+  },
+  {
+    id: 'flags-sa+',
+    area: 'flags',
+    bug: "'sa+' is opened without O_CREAT: a missing file is not created",
+    patches: [
+      {
+        file: 'lib/options.js',
+        find: "['sa+', O_APPEND | O_CREAT | O_RDWR | O_SYNC],",
+        replace: "['sa+', O_APPEND | O_RDWR | O_SYNC],",
+      },
+    ],
+    tests: ['flags.test.js'],
+  },
+  {
+    id: 'async-main-thread',
+    area: 'async off-thread',
+    bug: 'readFileUtf8Async and the async drop-ins read and decode on the main thread (with the sync reader)',
+    patches: [
+      {
+        file: 'lib/async.js',
+        find: "  if (typeof arg === 'string') promise = native.readPathAsync(arg, flags)\n  else if (typeof arg === 'number') promise = native.readFdAsync(arg)\n  else promise = native.readPathBytesAsync(arg, flags)",
+        replace: "  if (typeof arg === 'string') promise = Promise.resolve(native.readPath(arg, flags))\n  else if (typeof arg === 'number') promise = Promise.resolve(native.readFd(arg))\n  else promise = Promise.resolve(native.readPathBytes(arg, flags))",
+      },
+    ],
+    tests: ['async.test.js'],
+  },
+  {
+    id: 'async-decode-main-thread',
+    area: 'async off-thread',
+    bug: 'async reads read on the thread pool but decode on the main thread (in the task\'s resolve)',
+    patches: [
+      {
+        file: 'src/async_read.rs',
+        find: '      Ok(facts) => Outcome::Text(transcode::decode_read_owned(bytes, facts)),',
+        replace: '      Ok(_facts) => Outcome::Text(transcode::Text::Latin1(bytes)),',
+      },
+      {
+        file: 'src/async_read.rs',
+        find: '  fn resolve(&mut self, _env: Env, output: Outcome) -> napi::Result<Settled> {\n    Ok(Settled(output))',
+        replace:
+          '  fn resolve(&mut self, _env: Env, output: Outcome) -> napi::Result<Settled> {\n    Ok(Settled(match output {\n      Outcome::Text(transcode::Text::Latin1(bytes)) => Outcome::Text(transcode::decode(bytes)),\n      other => other,\n    }))',
+      },
+    ],
+    tests: ['async.test.js'],
+  },
+  {
+    id: 'external-memory',
+    area: 'external-memory accounting',
+    bug: "V8 is never told of the external strings' memory (napi_adjust_external_memory not called)",
+    patches: [
+      {
+        file: 'src/js_string.rs',
+        find: 'fn adjust_external_memory(env: sys::napi_env, change: i64) {\n',
+        replace: 'fn adjust_external_memory(env: sys::napi_env, change: i64) {\n  if change != i64::MIN {\n    return;\n  }\n',
+      },
+    ],
+    tests: ['memory.test.js'],
+  },
+  {
+    id: 'fd-reads',
+    area: 'fd reads',
+    bug: "a caller's fd is read in halves with pread(2) from offset 0, ignoring its position",
+    patches: [
+      {
+        file: 'src/read.rs',
+        find: 'read_open_fd(fd, Halves::Never, usize::MAX, buf)',
+        replace: 'read_open_fd(fd, Halves::Allowed, usize::MAX, buf)',
+      },
+    ],
+    tests: ['special-files.test.js'],
+  },
+  {
+    id: 'kmaxlength',
+    area: 'kMaxLength',
+    bug: 'a file of exactly kMaxLength bytes is read into a string, where fs throws ERR_STRING_TOO_LONG',
+    patches: [{ file: 'src/lib.rs', find: '  if bytes.len() >= MAX_STRING_LENGTH {', replace: '  if bytes.len() > MAX_STRING_LENGTH {' }],
+    tests: ['errors.test.js'],
+  },
+]
+
+const { values: args } = parseArgs({
+  options: {
+    node: { type: 'string', default: process.execPath },
+    only: { type: 'string' },
+    'all-tests': { type: 'boolean', default: false },
+    list: { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+    'target-dir': { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+})
+
+const CACHE = process.env.READFILE_UTF8_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'readfile-utf8')
+/** Files outside src/ whose change needs a rebuild (like scripts/ensure-built.js's list). */
+const NEEDS_BUILD = /^(src\/|Cargo\.toml$|Cargo\.lock$|build\.rs$)/
+/** The tests' own limits (child timeouts) end a hung mutant long before this. */
+const TEST_RUN_TIMEOUT_MS = 30 * 60_000
+
+function fail(message) {
+  console.error(`mutants: ${message}`)
+  process.exit(2)
+}
+
+function usage() {
+  console.log(`usage: node scripts/mutants.js [--node PATH] [--only id,id] [--all-tests] [--list] [--keep] [--target-dir DIR]
+  --node PATH       the Node binary that runs the tests (default: ${process.execPath})
+  --only ids        run only these mutants (comma-separated; --list shows them)
+  --all-tests       run the whole JS suite for every mutant, not only its test files
+  --keep            keep the scratch copy and its logs
+  --target-dir DIR  cargo target dir shared by the builds (default: ${path.join(CACHE, 'mutants-target')})`)
+}
+
+function selectedMutants() {
+  if (args.only === undefined) return MUTANTS
+  const ids = args.only.split(',').map((s) => s.trim())
+  for (const id of ids) if (!MUTANTS.some((m) => m.id === id)) fail(`no mutant '${id}' (--list shows them)`)
+  return MUTANTS.filter((m) => ids.includes(m.id))
+}
+
+/** Copies the checkout's tracked and untracked, not ignored, files to `dest`; links its node_modules. */
+function copyCheckout(dest) {
+  const r = spawnSync('git', ['-C', ROOT, 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], { encoding: 'utf8' })
+  if (r.status !== 0) fail(`needs a git checkout to copy (git ls-files: ${r.error?.message ?? r.stderr.trim()})`)
+  let copied = 0
+  for (const rel of new Set(r.stdout.split('\0').filter(Boolean))) {
+    const from = path.join(ROOT, rel)
+    let st
+    try {
+      st = fs.lstatSync(from)
+    } catch {
+      continue // tracked but deleted in the checkout
+    }
+    const to = path.join(dest, rel)
+    fs.mkdirSync(path.dirname(to), { recursive: true })
+    if (st.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(from), to)
+    else fs.copyFileSync(from, to)
+    copied++
+  }
+  const modules = path.join(ROOT, 'node_modules')
+  if (!fs.existsSync(path.join(modules, '.bin'))) fail(`no ${modules}: run npm ci first`)
+  fs.symlinkSync(modules, path.join(dest, 'node_modules'))
+  return copied
+}
+
+/** Applies `patches` to the copy in `dir`; returns the original texts to restore. Fails on a pattern not found exactly once. */
+function applyPatches(dir, mutant) {
+  const originals = new Map()
+  for (const { file, find, replace } of mutant.patches) {
+    const full = path.join(dir, file)
+    if (!fs.existsSync(full)) fail(`mutant ${mutant.id}: ${file} does not exist; update its patch`)
+    const text = fs.readFileSync(full, 'utf8')
+    const count = text.split(find).length - 1
+    if (count !== 1) fail(`mutant ${mutant.id}: the text to replace occurs ${count} times in ${file} (must be once); update its patch:\n${find}`)
+    if (!originals.has(file)) originals.set(file, text)
+    fs.writeFileSync(full, text.replace(find, () => replace))
+  }
+  return originals
+}
+
+function restore(dir, originals) {
+  for (const [file, text] of originals) fs.writeFileSync(path.join(dir, file), text)
+}
+
+const needsBuild = (mutant) => mutant.patches.some((p) => NEEDS_BUILD.test(p.file))
+
+/** npm run build in `dir`; returns { ok, seconds, log }. */
+function build(dir, targetDir) {
+  const started = Date.now()
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+  const r = spawnSync(npm, ['run', 'build'], {
+    cwd: dir,
+    env: { ...process.env, CARGO_TARGET_DIR: targetDir },
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+    maxBuffer: 64 << 20,
+  })
+  return { ok: r.status === 0, seconds: (Date.now() - started) / 1000, log: `${r.stdout}\n${r.stderr}` }
+}
+
+/** The test files a mutant runs (relative to the copy). */
+function testFiles(dir, mutant) {
+  if (!args['all-tests']) return mutant.tests.map((t) => path.join('__test__', t))
+  return fs
+    .readdirSync(path.join(dir, '__test__'))
+    .filter((f) => f.endsWith('.test.js'))
+    .map((f) => path.join('__test__', f))
+}
+
+/** Runs `files` with node --test in `dir`; returns { passed, failed: [names], timedOut, seconds, log }. */
+function runTests(dir, files) {
+  const started = Date.now()
+  const env = { ...process.env, PATH: `${path.dirname(args.node)}${path.delimiter}${process.env.PATH}` }
+  // The tests choose engines themselves; an inherited choice would change what they check.
+  delete env.READFILE_UTF8_NO_SIMD
+  delete env.SIMDUTF_FORCE_IMPLEMENTATION
+  delete env.NODE_OPTIONS
+  const r = spawnSync(args.node, ['--test', '--test-reporter=tap', ...files], {
+    cwd: dir,
+    env,
+    encoding: 'utf8',
+    timeout: TEST_RUN_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
+    maxBuffer: 256 << 20,
+  })
+  const log = `${r.stdout}\n${r.stderr}`
+  const failed = [...log.matchAll(/^not ok \d+ - (.*)$/gm)].map((m) => m[1])
+  const timedOut = r.signal !== null
+  return { passed: r.status === 0 && !timedOut, failed, timedOut, seconds: (Date.now() - started) / 1000, log }
+}
+
+/** Builds (if needed) and tests the copy in `dir`, patched with `m`: { m, status, detail, seconds }. */
+function runMutant(dir, m, targetDir, logs) {
+  let buildSeconds = 0
+  if (needsBuild(m)) {
+    const b = build(dir, targetDir)
+    fs.writeFileSync(path.join(logs, `${m.id}-build.log`), b.log)
+    buildSeconds = b.seconds
+    if (!b.ok) return { m, status: 'BUILD FAILED', detail: `see ${path.join(logs, `${m.id}-build.log`)}`, seconds: buildSeconds }
+  }
+  const t = runTests(dir, testFiles(dir, m))
+  fs.writeFileSync(path.join(logs, `${m.id}-tests.log`), t.log)
+  const status = t.passed ? 'SURVIVED' : 'killed'
+  const detail = t.timedOut ? 'the test run timed out' : t.passed ? 'every test passed' : short(t.failed) || 'the test run failed (see its log)'
+  return { m, status, detail, seconds: buildSeconds + t.seconds }
+}
+
+/** Takes the target dir for this run; fails if another live run holds it. */
+function lockTargetDir(targetDir) {
+  fs.mkdirSync(targetDir, { recursive: true })
+  const lock = path.join(targetDir, 'mutants.lock')
+  let holder = NaN
+  try {
+    holder = Number(fs.readFileSync(lock, 'utf8'))
+  } catch (err) {
+    if (err.code !== 'ENOENT') throw err
+  }
+  if (Number.isInteger(holder) && holder > 0 && isAlive(holder)) {
+    fail(`another mutants run (pid ${holder}) uses ${targetDir}; wait for it or pass --target-dir`)
+  }
+  fs.writeFileSync(lock, String(process.pid))
+  process.on('exit', () => fs.rmSync(lock, { force: true }))
+}
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return err.code === 'EPERM'
+  }
+}
+
+function short(names, max = 2) {
+  if (names.length === 0) return ''
+  const shown = names.slice(0, max).map((n) => (n.length > 70 ? `${n.slice(0, 67)}…` : n))
+  return shown.join('; ') + (names.length > max ? ` (+${names.length - max} more)` : '')
+}
+
+function main() {
+  if (args.help) return usage()
+  if (args.list) {
+    for (const m of MUTANTS) console.log(`${m.id.padEnd(26)} ${m.area.padEnd(27)} ${m.tests.join(', ').padEnd(22)} ${m.bug}`)
+    return
+  }
+  const mutants = selectedMutants()
+  const nodeVersion = spawnSync(args.node, ['--version'], { encoding: 'utf8' }).stdout?.trim()
+  if (!nodeVersion) fail(`cannot run --node ${args.node}`)
+  const targetDir = path.resolve(args['target-dir'] ?? path.join(CACHE, 'mutants-target'))
+  lockTargetDir(targetDir)
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readfile-utf8-mutants-'))
+  const logs = path.join(dir, 'mutant-logs')
+  fs.mkdirSync(logs)
+  if (!args.keep) process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
+  const started = Date.now()
+  console.log(`mutants: ${copyCheckout(dir)} files copied to ${dir}; tests on Node ${nodeVersion} (${args.node}); cargo target dir ${targetDir}`)
+
+  // Every patch must still apply before anything is built.
+  for (const m of mutants) restore(dir, applyPatches(dir, m))
+
+  // The unpatched copy: built, and its tests pass.
+  const base = build(dir, targetDir)
+  fs.writeFileSync(path.join(logs, 'baseline-build.log'), base.log)
+  if (!base.ok) fail(`the unpatched copy does not build (log: ${path.join(logs, 'baseline-build.log')}${args.keep ? '' : ', removed at exit: pass --keep'})\n${base.log.slice(-3000)}`)
+  const allFiles = [...new Set(mutants.flatMap((m) => testFiles(dir, m)))]
+  console.log(`baseline: built in ${base.seconds.toFixed(0)} s; running ${allFiles.map((f) => path.basename(f)).join(', ')}…`)
+  const baseline = runTests(dir, allFiles)
+  fs.writeFileSync(path.join(logs, 'baseline-tests.log'), baseline.log)
+  if (!baseline.passed) {
+    fail(`the tests fail without any mutant (${baseline.timedOut ? 'timed out' : short(baseline.failed, 5)}); fix that first\n${baseline.log.slice(-3000)}`)
+  }
+  console.log(`baseline: tests pass (${baseline.seconds.toFixed(0)} s)`)
+
+  // Mutants of JS files first: they use the unpatched build. Each mutant of Rust
+  // sources is built; the build after it starts from the restored sources.
+  const ordered = [...mutants.filter((m) => !needsBuild(m)), ...mutants.filter(needsBuild)]
+  const results = []
+  for (const m of ordered) {
+    const originals = applyPatches(dir, m)
+    let result
+    try {
+      result = runMutant(dir, m, targetDir, logs)
+    } finally {
+      restore(dir, originals)
+    }
+    results.push(result)
+    console.log(`${result.status.padEnd(12)} ${m.id} (${result.seconds.toFixed(0)} s): ${result.detail}`)
+  }
+
+  const rows = MUTANTS.map((m) => results.find((r) => r.m === m)).filter(Boolean)
+  console.log(`\n## Mutants on Node ${nodeVersion} (${((Date.now() - started) / 60000).toFixed(1)} min)\n`)
+  console.log('| mutant | area | bug | result | failing tests |')
+  console.log('| --- | --- | --- | --- | --- |')
+  for (const r of rows) console.log(`| ${r.m.id} | ${r.m.area} | ${r.m.bug} | ${r.status} | ${r.detail.replace(/\|/g, '\\|')} |`)
+  const survivors = rows.filter((r) => r.status !== 'killed')
+  console.log(`\n${rows.length - survivors.length} of ${rows.length} killed${survivors.length ? `; not killed: ${survivors.map((r) => r.m.id).join(', ')}` : ''}`)
+  if (args.keep) console.log(`scratch copy and logs kept in ${dir}`)
+  process.exitCode = survivors.length ? 1 : 0
+}
+
+main()
