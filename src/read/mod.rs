@@ -60,6 +60,16 @@ pub struct ReadFacts {
 /// reader can), and their conversion is split the same way (`parallel`).
 pub const SPLIT_READ_MIN_BYTES: usize = 1 << 20;
 
+/// Whether a large regular file may be read as two halves at explicit offsets
+/// (the Linux reader's `read_halves`): only a file just opened for a
+/// synchronous read. A caller's fd is never split: pread needs the offset, and
+/// where it stands is the caller's.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Split {
+  Allowed,
+  Never,
+}
+
 /// First buffer for files whose size is unknown (st_size 0 or not regular).
 const UNKNOWN_SIZE_FIRST_CHUNK: usize = 8 * 1024;
 
@@ -71,7 +81,7 @@ pub fn read_path_into(path: &[u8], flags: i32, buf: &mut Vec<u8>) -> Result<Read
   if path.contains(&0) {
     return Err(ReadError::ForFs);
   }
-  reader::read_path(path, flags, usize::MAX, reader::Split::Allowed, buf)
+  reader::read_path(path, flags, usize::MAX, Split::Allowed, buf)
 }
 
 /// Like `read_path_into`, but a regular file whose size is `limit` bytes or
@@ -87,7 +97,7 @@ pub fn read_path_limited_into(
   if path.contains(&0) {
     return Err(ReadError::ForFs);
   }
-  reader::read_path(path, flags, limit, reader::Split::Never, buf)
+  reader::read_path(path, flags, limit, Split::Never, buf)
 }
 
 /// Reads a caller-owned fd from its current position to EOF into `buf`; never

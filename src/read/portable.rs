@@ -10,21 +10,15 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
-use super::{empty_with_room, room_for, ReadError, ReadFacts};
+use super::{empty_with_room, room_for, ReadError, ReadFacts, Split};
 
 pub const NAME: &str = "portable";
 
 /// `fs.constants.O_RDONLY` on every OS Node runs on.
 const O_RDONLY: i32 = 0;
 
-/// Only the Linux reader splits large reads over two threads.
-#[derive(Clone, Copy)]
-pub enum Split {
-  Allowed,
-  Never,
-}
-
-/// Opens `path` (no NUL byte in it) read-only and reads it whole.
+/// Opens `path` (no NUL byte in it) read-only and reads it whole; never
+/// split, as std reads through the fd's offset.
 pub fn read_path(
   path: &[u8],
   flags: i32,

@@ -11,19 +11,9 @@ use std::mem::MaybeUninit;
 use std::os::unix::io::RawFd;
 
 use super::syscall;
-use super::{empty_with_room, room_for, ReadError, ReadFacts, Syscall, SPLIT_READ_MIN_BYTES};
+use super::{empty_with_room, room_for, ReadError, ReadFacts, Split, Syscall, SPLIT_READ_MIN_BYTES};
 
 pub const NAME: &str = "syscalls";
-
-/// Whether a large regular file may be read as two halves at explicit offsets
-/// (`read_halves`): only a file we just opened for a synchronous read. A
-/// caller's fd is never split: pread needs the offset, and where it stands is
-/// the caller's.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Split {
-  Allowed,
-  Never,
-}
 
 /// Opens `path` (no NUL byte in it) with `flags` and reads it whole.
 pub fn read_path(
