@@ -67,10 +67,13 @@ async function stop(child) {
 // Valid UTF-8 with characters of every length; no U+FFFD, so a cut shows.
 const ORIGINAL = Buffer.from('ascii é ÿ Ā 中文 😀 text\n'.repeat(40000)) // ~1.2 MiB: read in chunks
 
+/** Rounds of reads made while another process changes the file, however slow this machine is. */
+const MIN_ROUNDS = 3
+
 async function readDuringChanges(file, label, minChars) {
   const results = { sync: 0, async: 0, fs: 0, lengths: new Set() }
   const until = Date.now() + 1500
-  while (Date.now() < until) {
+  while (Date.now() < until || results.sync < MIN_ROUNDS) {
     const ours = readFileUtf8(file)
     assert.ok(isDecodedPrefix(ours, ORIGINAL), `${label}: readFileUtf8 gave ${ours.length} chars that are no prefix of the file`)
     assert.ok(ours.length >= minChars, `${label}: ${ours.length} chars, shorter than the file ever was`)
@@ -108,8 +111,7 @@ test('a file truncated and regrown by another process while being read: always a
   )
   try {
     const r = await readDuringChanges(file, 'truncate', 0)
-    assert.ok(r.sync >= 3 && r.async >= 6, `reads done: ${JSON.stringify({ ...r, lengths: r.lengths.size })}`)
-    assert.ok(r.lengths.size > 1, 'the reads saw the file at different lengths')
+    assert.ok(r.lengths.size > 1, `the reads saw the file at different lengths: ${JSON.stringify({ ...r, lengths: r.lengths.size })}`)
   } finally {
     await stop(writer)
   }
@@ -140,8 +142,7 @@ test('a file growing (appends cut inside characters) while being read: a prefix 
   )
   try {
     const r = await readDuringChanges(file, 'grow', Buffer.from(ORIGINAL.subarray(0, start)).toString('utf8').length - 1)
-    assert.ok(r.sync >= 3 && r.async >= 6, `reads done: ${r.sync} sync, ${r.async} async`)
-    assert.ok(r.lengths.size > 1, 'the reads saw the file at different lengths')
+    assert.ok(r.lengths.size > 1, `the reads saw the file at different lengths: ${JSON.stringify({ ...r, lengths: r.lengths.size })}`)
   } finally {
     await stop(writer)
   }
