@@ -2,12 +2,67 @@
 // decodeUtf8: the bytes of a Buffer, TypedArray, DataView or ArrayBuffer as a
 // string, `===` to `Buffer.from(bytes).toString('utf8', start, end)`.
 const { isAnyArrayBuffer, isArrayBufferView, isUint8Array } = require('node:util/types')
-const { constants: bufferConstants } = require('node:buffer')
+const { Buffer, constants: bufferConstants } = require('node:buffer')
 
 const native = require('./native')
 const { stringTooLong } = require('./errors')
 
 const { MAX_STRING_LENGTH } = bufferConstants
+
+/**
+ * Which decoder takes an input, by its length in bytes, per Node major line:
+ * from `all` bytes on the native one; from `cut` bytes on also any shorter
+ * input that starts or ends inside a character (Node's decoder takes its slow
+ * path for any invalid input); below, Node's own decoder, the function
+ * `buffer.toString('utf8', start, end)` ends in. Measured (toString vs native,
+ * alternating rounds in one process, every content class; the figures are in
+ * the commit messages).
+ */
+const ROUTES = {
+  // V8's scalar decoder: native wins on any non-ASCII text; on ASCII our call costs more than V8's copy below `all`.
+  20: { all: 512, cut: 256 },
+  // The same decoder, and the same crossovers, as Node 20.
+  22: { all: 512, cut: 256 },
+  // simdutf-backed decoder: on valid text native is at best at par below `all` (a copy into V8 plus our call).
+  24: { all: 128 << 10, cut: 256 },
+  // As Node 24, and its valid-text decoding keeps up with ours to larger inputs still.
+  26: { all: 192 << 10, cut: 256 },
+}
+/** The running Node's routes. */
+const { all: NATIVE_FROM, cut: NATIVE_FROM_IF_CUT } = routesFor(process.versions.node)
+
+/** A line not in the table is taken to behave like the nearest one measured. */
+function routesFor(version) {
+  const major = Number(version.split('.')[0])
+  const measured = Object.keys(ROUTES).map(Number)
+  const line = measured.includes(major) ? major : major < measured[0] ? measured[0] : measured.at(-1)
+  return ROUTES[line]
+}
+
+/**
+ * True if `bytes[start..end)` starts or ends inside a character (or on a byte
+ * no character has): a few bytes looked at, never the whole range.
+ */
+function cutAtAnEdge(bytes, start, end) {
+  if ((bytes[start] & 0xc0) === 0x80) return true
+  if (bytes[end - 1] < 0x80) return false
+  let lead = end - 1
+  while (lead > start && end - lead < 4 && (bytes[lead] & 0xc0) === 0x80) lead--
+  const b = bytes[lead]
+  const length = b >= 0xf8 ? 0 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 0
+  return end - lead !== length
+}
+
+/**
+ * Node's UTF-8 decoder, which `buffer.toString('utf8', start, end)` calls after
+ * its clamping (done here already) and encoding lookup; it reads the bytes of
+ * any Uint8Array, so no Buffer is made. Through toString where it is missing.
+ */
+const { utf8Slice } = Buffer.prototype
+const nodeUtf8Slice =
+  typeof utf8Slice === 'function'
+    ? (bytes, start, end) => utf8Slice.call(bytes, start, end)
+    : (bytes, start, end) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end)
 
 function invalidInput(input) {
   let shown
@@ -41,22 +96,39 @@ function asBytes(input) {
  */
 function decodeUtf8(input, start, end) {
   const bytes = asBytes(input)
-  // Buffer.prototype.toString's clamping, step by step (same coercions).
   const len = bytes.length
-  if (start <= 0) start = 0
-  else if (start >= len) return ''
-  else start = Math.trunc(start) || 0
-  if (end === undefined || end > len) end = len
-  else end = Math.trunc(end) || 0
-  if (end <= start) return ''
-  if (end - start > MAX_STRING_LENGTH) {
-    // Whether this is too long depends on the Node version (bytes or characters
-    // counted): let Buffer#toString answer these giant inputs itself.
-    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end)
+  let result
+  if (start === undefined && end === undefined) {
+    if (len < NATIVE_FROM && (len < NATIVE_FROM_IF_CUT || !cutAtAnEdge(bytes, 0, len))) {
+      return nodeUtf8Slice(bytes, 0, len)
+    }
+    if (len > MAX_STRING_LENGTH) return tooLongForUs(bytes, 0, len)
+    result = native.decodeUtf8(bytes)
+  } else {
+    // Buffer.prototype.toString's clamping, step by step (same coercions).
+    if (start <= 0) start = 0
+    else if (start >= len) return ''
+    else start = Math.trunc(start) || 0
+    if (end === undefined || end > len) end = len
+    else end = Math.trunc(end) || 0
+    if (end <= start) return ''
+    const n = end - start
+    if (n < NATIVE_FROM && (n < NATIVE_FROM_IF_CUT || !cutAtAnEdge(bytes, start, end))) {
+      return nodeUtf8Slice(bytes, start, end)
+    }
+    if (n > MAX_STRING_LENGTH) return tooLongForUs(bytes, start, end)
+    result = native.decodeUtf8(bytes, start, end)
   }
-  const result = native.decodeUtf8(bytes, start, end)
   if (typeof result === 'string') return result
   throw stringTooLong()
 }
 
-module.exports = { decodeUtf8 }
+/**
+ * Whether this is too long depends on the Node version (bytes or characters
+ * counted): Buffer#toString answers these giant inputs itself.
+ */
+function tooLongForUs(bytes, start, end) {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end)
+}
+
+module.exports = { decodeUtf8, NATIVE_FROM, NATIVE_FROM_IF_CUT, ROUTES, cutAtAnEdge }

@@ -46,6 +46,80 @@ unsafe extern "C" fn read_path_length(env: sys::napi_env, info: sys::napi_callba
   })
 }
 
+/// `decodeUtf8(bytes: Uint8Array, start?: number, end?: number)`: see
+/// `decode::decode_utf8`. Called for inputs of every size, so its fixed cost
+/// (which the 64 B to 16 KiB decodes feel) is kept to one `napi_get_cb_info`,
+/// one `napi_get_typedarray_info` and, for a sub-range, two integer reads.
+/// lib/decode.js passes a Uint8Array and clamped integer offsets, or none
+/// for the whole array; anything else throws a TypeError.
+unsafe extern "C" fn decode_utf8(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  let mut argc = 3;
+  let mut argv = [ptr::null_mut(); 3];
+  // SAFETY: `info` is this call's; argv has room for `argc` values.
+  let status = unsafe {
+    sys::napi_get_cb_info(
+      env,
+      info,
+      &mut argc,
+      argv.as_mut_ptr(),
+      ptr::null_mut(),
+      ptr::null_mut(),
+    )
+  };
+  if status != sys::Status::napi_ok || argc < 1 {
+    return throw_type_error(env, c"decodeUtf8", "bytes, start?, end?", "a Uint8Array expected");
+  }
+  let mut kind = sys::TypedarrayType::int8_array;
+  let mut length = 0;
+  let mut data = ptr::null_mut();
+  // SAFETY: argv[0] is a live value of this call; the out-pointers are ours.
+  let status = unsafe {
+    sys::napi_get_typedarray_info(
+      env,
+      argv[0],
+      &mut kind,
+      &mut length,
+      &mut data,
+      ptr::null_mut(),
+      ptr::null_mut(),
+    )
+  };
+  if status != sys::Status::napi_ok || kind != sys::TypedarrayType::uint8_array {
+    return throw_type_error(env, c"decodeUtf8", "bytes, start?, end?", "a Uint8Array expected");
+  }
+  let bytes: &[u8] = if length == 0 || data.is_null() {
+    &[]
+  } else {
+    // SAFETY: Node gives the view's first byte and its length; the memory stays
+    // alive (argv[0] holds it) and unmoved for this synchronous call.
+    unsafe { std::slice::from_raw_parts(data.cast::<u8>(), length) }
+  };
+  let (mut start, mut end) = (0i64, length as i64);
+  if argc >= 3 {
+    // SAFETY: argv[1] and argv[2] are live values of this call.
+    let ok = unsafe {
+      sys::napi_get_value_int64(env, argv[1], &mut start) == sys::Status::napi_ok
+        && sys::napi_get_value_int64(env, argv[2], &mut end) == sys::Status::napi_ok
+    };
+    if !ok {
+      return throw_type_error(
+        env,
+        c"decodeUtf8",
+        "bytes, start?, end?",
+        "start and end must be numbers",
+      );
+    }
+  }
+  match std::panic::catch_unwind(|| crate::decode::decode_utf8(&Env::from_raw(env), bytes, start, end)) {
+    // SAFETY: `env` is this call's env.
+    Ok(reply) => match unsafe { crate::js_string::Reply::to_napi_value(env, reply) } {
+      Ok(value) => value,
+      Err(e) => throw(env, &format!("readfile-utf8: decodeUtf8: {}", e.reason)),
+    },
+    Err(_) => throw(env, "readfile-utf8: internal error (panic) in decodeUtf8"),
+  }
+}
+
 /// Takes the `(path: string, flags: number)` arguments of this call and runs
 /// `body` on them, catching a panic; throws a TypeError naming `name` on bad
 /// arguments, and an Error if `body` fails or panics.
@@ -69,17 +143,17 @@ fn with_path_and_flags(
     )
   };
   if status != sys::Status::napi_ok || argc < 2 {
-    return throw_type_error(env, name, "two arguments expected");
+    return throw_type_error(env, name, "path, flags", "two arguments expected");
   }
   let mut flags = 0;
   // SAFETY: argv[1] is a live value of this call.
   if unsafe { sys::napi_get_value_int32(env, argv[1], &mut flags) } != sys::Status::napi_ok {
-    return throw_type_error(env, name, "flags must be a number");
+    return throw_type_error(env, name, "path, flags", "flags must be a number");
   }
   let mut stack = [0u8; STACK_PATH_BYTES];
   let mut heap = Vec::new();
   let Some(path) = string_utf8(env, argv[0], &mut stack, &mut heap) else {
-    return throw_type_error(env, name, "path must be a string");
+    return throw_type_error(env, name, "path, flags", "path must be a string");
   };
   match std::panic::catch_unwind(|| body(path, flags)) {
     Ok(Ok(value)) => value,
@@ -119,8 +193,8 @@ fn string_utf8<'a>(
   Some(&heap[..len])
 }
 
-fn throw_type_error(env: sys::napi_env, name: &std::ffi::CStr, problem: &str) -> sys::napi_value {
-  let message = format!("{}(path, flags): {problem}", name.to_string_lossy());
+fn throw_type_error(env: sys::napi_env, name: &std::ffi::CStr, params: &str, problem: &str) -> sys::napi_value {
+  let message = format!("{}({params}): {problem}", name.to_string_lossy());
   throw_with(sys::napi_throw_type_error, env, &message)
 }
 
@@ -141,11 +215,12 @@ fn throw_with(
   ptr::null_mut()
 }
 
-/// Adds `readPath` and `readPathLength` to the module's exports.
+/// Adds `readPath`, `readPathLength` and `decodeUtf8` to the module's exports.
 pub fn register(env: &Env, exports: &Object) -> napi::Result<()> {
-  let functions: [(&std::ffi::CStr, sys::napi_callback); 2] = [
+  let functions: [(&std::ffi::CStr, sys::napi_callback); 3] = [
     (c"readPath", Some(read_path)),
     (c"readPathLength", Some(read_path_length)),
+    (c"decodeUtf8", Some(decode_utf8)),
   ];
   for (name, callback) in functions {
     let mut function = ptr::null_mut();
