@@ -179,9 +179,9 @@ const MUTANTS = [
     bug: "a caller's fd is read in halves with pread(2) from offset 0, ignoring its position",
     patches: [
       {
-        file: 'src/read.rs',
-        find: 'read_open_fd(fd, Halves::Never, usize::MAX, buf)',
-        replace: 'read_open_fd(fd, Halves::Allowed, usize::MAX, buf)',
+        file: 'src/read/syscalls.rs',
+        find: 'read_open_fd(fd, Split::Never, usize::MAX, buf)',
+        replace: 'read_open_fd(fd, Split::Allowed, usize::MAX, buf)',
       },
     ],
     tests: ['special-files.test.js'],
