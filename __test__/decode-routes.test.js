@@ -44,9 +44,6 @@ function nativeCalls(fn) {
   return calls
 }
 
-/** Where no addon could be loaded, lib/native.js is lib/no-native.js, whose decodeUtf8 is Buffer#toString. */
-const noAddon = native.engine() === 'fs'
-
 const thresholds = [
   ...new Set([NATIVE_FROM, NATIVE_FROM_IF_CUT, ...Object.values(ROUTES).flatMap((r) => [r.all, r.cut])]),
 ].sort((a, b) => a - b)
@@ -147,7 +144,7 @@ test('a range cut inside a character goes native from NATIVE_FROM_IF_CUT on', ()
   }
 })
 
-test('the native decoder itself, on short inputs it is no longer given on every Node', { skip: noAddon }, () => {
+test('the native decoder itself, on short inputs it is no longer given on every Node', () => {
   // Below the threshold decodeUtf8 no longer calls it, but it must still agree
   // with Node there: other Node lines and the file reads use it at every size.
   let checked = 0
@@ -168,7 +165,7 @@ test('the native decoder itself, on short inputs it is no longer given on every 
   assert.ok(checked > 1000)
 })
 
-test('the native entry point refuses what lib/decode.js never passes', { skip: noAddon }, () => {
+test('the native entry point refuses what lib/decode.js never passes', () => {
   assert.throws(() => native.decodeUtf8('text'), TypeError)
   assert.throws(() => native.decodeUtf8(new Uint16Array(4)), TypeError)
   assert.throws(() => native.decodeUtf8(new Uint8Array(4), 'a', 2), TypeError)

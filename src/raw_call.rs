@@ -53,22 +53,9 @@ unsafe extern "C" fn read_path_length(env: sys::napi_env, info: sys::napi_callba
 /// lib/decode.js passes a Uint8Array and clamped integer offsets, or none
 /// for the whole array; anything else throws a TypeError.
 unsafe extern "C" fn decode_utf8(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-  let mut argc = 3;
-  let mut argv = [ptr::null_mut(); 3];
-  // SAFETY: `info` is this call's; argv has room for `argc` values.
-  let status = unsafe {
-    sys::napi_get_cb_info(
-      env,
-      info,
-      &mut argc,
-      argv.as_mut_ptr(),
-      ptr::null_mut(),
-      ptr::null_mut(),
-    )
-  };
-  if status != sys::Status::napi_ok || argc < 1 {
+  let Some((argc, argv)) = arguments::<3>(env, info).filter(|&(argc, _)| argc >= 1) else {
     return throw_type_error(env, c"decodeUtf8", "bytes, start?, end?", "a Uint8Array expected");
-  }
+  };
   let mut kind = sys::TypedarrayType::int8_array;
   let mut length = 0;
   let mut data = ptr::null_mut();
@@ -120,17 +107,14 @@ unsafe extern "C" fn decode_utf8(env: sys::napi_env, info: sys::napi_callback_in
   }
 }
 
-/// Takes the `(path: string, flags: number)` arguments of this call and runs
-/// `body` on them, catching a panic; throws a TypeError naming `name` on bad
-/// arguments, and an Error if `body` fails or panics.
-fn with_path_and_flags(
+/// Up to `N` arguments of this call and how many were passed, or None if Node
+/// could not give them.
+fn arguments<const N: usize>(
   env: sys::napi_env,
   info: sys::napi_callback_info,
-  name: &std::ffi::CStr,
-  body: impl FnOnce(&[u8], i32) -> napi::Result<sys::napi_value> + std::panic::UnwindSafe,
-) -> sys::napi_value {
-  let mut argc = 2;
-  let mut argv = [ptr::null_mut(); 2];
+) -> Option<(usize, [sys::napi_value; N])> {
+  let mut argc = N;
+  let mut argv = [ptr::null_mut(); N];
   // SAFETY: `info` is this call's; argv has room for `argc` values.
   let status = unsafe {
     sys::napi_get_cb_info(
@@ -142,9 +126,21 @@ fn with_path_and_flags(
       ptr::null_mut(),
     )
   };
-  if status != sys::Status::napi_ok || argc < 2 {
+  (status == sys::Status::napi_ok).then_some((argc, argv))
+}
+
+/// Takes the `(path: string, flags: number)` arguments of this call and runs
+/// `body` on them, catching a panic; throws a TypeError naming `name` on bad
+/// arguments, and an Error if `body` fails or panics.
+fn with_path_and_flags(
+  env: sys::napi_env,
+  info: sys::napi_callback_info,
+  name: &std::ffi::CStr,
+  body: impl FnOnce(&[u8], i32) -> napi::Result<sys::napi_value> + std::panic::UnwindSafe,
+) -> sys::napi_value {
+  let Some((_, argv)) = arguments::<2>(env, info).filter(|&(argc, _)| argc >= 2) else {
     return throw_type_error(env, name, "path, flags", "two arguments expected");
-  }
+  };
   let mut flags = 0;
   // SAFETY: argv[1] is a live value of this call.
   if unsafe { sys::napi_get_value_int32(env, argv[1], &mut flags) } != sys::Status::napi_ok {
