@@ -1,12 +1,9 @@
 //! A second thread that stays, for the half of a split job that the calling
 //! thread does not do itself (`parallel::both`).
 //!
-//! Starting a thread per call was the cost that kept splitting off below 4 MiB:
-//! on this 2-core VM a scoped spawn and join cost ~60–100 µs (the stack's mmap,
-//! clone, and at exit the munmap), while handing a task to a thread that waits
-//! for one costs a few µs. Rust loop, one 1 MiB file read as two preads into
-//! one of 16 buffers in turn: 118–132 µs on one thread, 156–177 µs with a new
-//! thread per read, 47–60 µs with this helper (4 MiB: 450, 453, 260 µs).
+//! A thread started per call (stack mmap, clone, munmap) costs more than the
+//! split of a 1 MiB read saves; handing a task to a thread that waits for one
+//! costs far less.
 //!
 //! One helper serves one caller at a time; a second caller at the same moment
 //! (another worker_thread) is told it is busy and starts its own thread.
@@ -239,8 +236,8 @@ mod tests {
   #[test]
   fn hand_overs_around_the_spin_time_are_never_lost() {
     let _one = lock(&ONE_AT_A_TIME);
-    // Halves and gaps between hand-overs of 0-120 µs, on both sides of
-    // SPIN_FOR: each side is found spinning, sleeping, or between the two.
+    // Halves and gaps between hand-overs on both sides of SPIN_FOR: each side
+    // is found spinning, sleeping, or between the two.
     let busy = |micros: u64| {
       let start = Instant::now();
       while start.elapsed() < Duration::from_micros(micros) {

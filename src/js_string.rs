@@ -32,35 +32,14 @@ pub struct ExternalFrom {
   pub two_byte: usize,
 }
 
-/// The thresholds for this Node, measured. How fast V8 copies a string depends
-/// on its version: for a 256 KiB one-byte string the copy took 100-240 µs on
-/// Node 20-24 and ~27 µs on Node 26, an external string ~42 µs on all. So on
-/// Node 20-24 both are 64 KiB (two-byte external from 4 KiB measured the same
-/// there). On Node 26 (2-core Xeon VM, runs alternating the two settings):
-/// - one-byte from 512 KiB. Below, a copy wins or ties: ASCII 16 KiB external
-///   (read buffer given away) 1.14x fs vs 1.41x copied; Latin-1 256 KiB 0.78-0.99x
-///   external vs 1.15-1.26x copied (written into a pooled buffer that is cold
-///   by then, vs a reused one). From 512 KiB a copy lands in V8's large-object
-///   space, whose fresh pages fault in (1 MiB of Latin-1 text: 286-312 µs
-///   copied vs 264-265 µs external).
-/// - two-byte from 128 KiB, V8's largest young-generation object: a smaller
-///   copy is made in the young generation, a larger one in large-object space.
-///   An external string's cost comes later: its buffer is freed only when V8
-///   collects the string, and a loop that makes little other garbage collects
-///   it only at full GCs that V8 starts for the reported external memory, so
-///   the conversion writes into cold memory and a few samples carry the GCs.
-///   The bench's *median* hid that (16 KiB external 5.6-6.0 µs vs 6.8-7.0 µs
-///   copied, CJK); the *mean* of the same runs, and every sustained loop,
-///   favour the copy: means mixed/CJK/invalid 16 KiB 1.06-1.11x / 1.09-1.10x /
-///   3.06-3.15x of fs external vs 1.27-1.38x / 1.27-1.28x / 3.36-3.40x copied;
-///   loops of reads that each split the text into lines, mixed 16 KiB 26.9 µs
-///   external vs 21.2 µs copied (fs 25.3), mixed 64 KiB 93.6 vs 80.0 µs, CJK
-///   128 KiB 87.5 vs 72.4 µs. From 128 KiB it depends on what the caller does
-///   next: reads alone favour external (CJK 256 KiB, 175 KiB of UTF-16: 80.8
-///   vs 87.9 µs copied; mixed 128 KiB, 240 KiB: 60.5 vs 62.3 µs), reads that
-///   split the text favour the copy (167 vs 147 µs; 178 vs 153 µs), as they
-///   do for one-byte text of 256 KiB (Latin-1 75-78 µs copied vs 90-97 µs
-///   external; reads alone 60-62 vs 50-52 µs).
+/// The thresholds for this Node, measured per version (figures in the commit
+/// history and the bench's results). V8 copies one-byte strings much faster
+/// from Node 26 on, so there copies win up to the size where they land in
+/// V8's large-object space, whose fresh pages fault in; two-byte strings from
+/// 128 KiB, V8's largest young-generation object. Below those sizes an
+/// external string's buffer returns only at a full GC, so loops of reads
+/// write into cold memory: copies win in means and loops even where a
+/// median favoured external strings.
 pub fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
   static FROM: OnceLock<ExternalFrom> = OnceLock::new();
   FROM.get_or_init(|| match napi::Env::from_raw(env).get_node_version() {

@@ -37,17 +37,13 @@ pub const PARALLEL_MIN_BYTES: usize = 4 << 20;
 /// Inputs not split where their read was (the pure-Rust engine's, or any when
 /// no thread could be started) are decoded with replacement on two threads
 /// from this size on (`append_halves`): the right half's units are copied
-/// after the left's, which at 4 MiB cost what the split saved (invalid 4 MiB
-/// 1.02-1.06 of one thread's time); at 64 MiB it pays.
+/// after the left's, which at 4 MiB costs what the split saves; at 64 MiB it pays.
 pub const LOSSY_PARALLEL_MIN_BYTES: usize = 8 << 20;
 
 /// Whether text of `len` bytes is converted on two threads: from
 /// `PARALLEL_MIN_BYTES` on, and from `read::SPLIT_READ_MIN_BYTES` on if it was
 /// read in two halves: converting it on one thread would read the other
-/// core's half, slowly. Plain loop, Node 26, 1 MiB of ASCII with one
-/// character near its end, converted on one thread vs two: 'é' 387-418 vs
-/// 320-325 µs, an emoji 684-719 vs 589-606 µs (read on one thread, before
-/// the split read: 291-322 and 525-571 µs).
+/// core's half, slowly.
 pub fn split_conversion(len: usize, read_in_halves: bool) -> bool {
   len >= PARALLEL_MIN_BYTES || (read_in_halves && len >= crate::read::SPLIT_READ_MIN_BYTES)
 }
@@ -92,10 +88,8 @@ pub const UTF16: Conversion<u16> = Conversion {
 /// `bytes` converted by `conversion` into a pooled buffer, on two threads if
 /// `split`; `None` if `bytes` cannot be converted.
 pub fn convert<T: Pooled + Copy + Send>(bytes: &[u8], conversion: &Conversion<T>, split: bool) -> Option<Vec<T>> {
-  // Exactly n units: with n + 1, the size of the read buffer, 64 concurrent
-  // async reads of 1-2 MiB of Latin-1 took 1.03-1.08x as long (the refused
-  // attempts that n + 1 helped were UTF-16's, now `decode_halves`, which
-  // takes the lossy decoders' n + 1 itself).
+  // Exactly n units: n + 1 (the read buffer's size) slowed concurrent async
+  // reads; the lossy decoders that need n + 1 (`decode_halves`) take it themselves.
   let mut out: Vec<T> = pool::take(bytes.len());
   let room = &mut out.spare_capacity_mut()[..bytes.len()];
   let written = if split {
@@ -123,10 +117,8 @@ fn convert_whole<T>(bytes: &[u8], room: &mut [MaybeUninit<T>], convert: Converte
 /// `convert_whole` with the two halves of `bytes` converted at the same time,
 /// each straight to its place: the left half's units are counted first, which
 /// says where the right half's start. Returns the units initialised at the
-/// start of `room`. Plain loop, Node 26, Latin-1 4 MiB: 945 µs per read when
-/// the right half was converted at the split and moved down after the left's
-/// was done, 813 µs with that move left out (wrong output, the bound for this
-/// scheme).
+/// start of `room`. Counting first spares moving the right half down after
+/// the left is done, a pass that cost most of what the split saved.
 fn convert_halves<T: Copy + Send>(
   bytes: &[u8],
   room: &mut [MaybeUninit<T>],
@@ -181,8 +173,7 @@ const EARLY_CHECK_BYTES: usize = 64 * 1024;
 
 /// Whether the first `EARLY_CHECK_BYTES` of `bytes` hold an error (not just a
 /// character cut at their end). The count of a half's units is a pass over all
-/// of it, which text refused at its first error would waste: with it, invalid
-/// 4 MiB text (an error every ~4 KiB) took 1.08-1.11x as long.
+/// of it, which text refused at its first error would waste.
 fn starts_invalid(bytes: &[u8]) -> bool {
   let head = &bytes[..bytes.len().min(EARLY_CHECK_BYTES)];
   matches!(simdutf8::compat::from_utf8(head), Err(e) if e.error_len().is_some())

@@ -1,7 +1,7 @@
 //! Recycles the large buffers that external strings hand back when V8 collects
 //! them, so that the next large string is written into memory that is already
-//! mapped and cached. A fresh buffer costs a page fault per 4 KiB touched
-//! (~1 ms per 4 MiB on the machines we measured on), more than converting the text.
+//! mapped and cached. A fresh buffer costs a page fault per 4 KiB touched,
+//! more than converting the text.
 //!
 //! One pool per process, shared by all threads and bounded in total bytes;
 //! small buffers go straight to the allocator, and huge ones are kept only for
@@ -29,17 +29,13 @@ const MAX_WASTE_FACTOR: usize = 2;
 
 /// Buffers from this size on are kept apart, only for a moment (`HUGE_KEEP_FOR`),
 /// but up to `HUGE_MAX_BYTES` of them. Reading large files in a row is where a
-/// fresh buffer costs most: on the 2-core VM we measured on, whose kernel hands
-/// freed high-order memory back to the host, 64 MiB of mixed text took ~50 ms
-/// per call into reused or recently freed memory and 200-370 ms in runs of
-/// calls whose fresh huge pages the host had to supply again (then with
-/// `MADV_HUGEPAGE`, see `HUGE_STEP`).
+/// fresh buffer costs most, most of all on VMs whose kernel hands freed memory
+/// back to the host, which must then supply it again.
 const HUGE_MIN_BYTES: usize = 16 << 20;
 /// Most memory kept idle in huge buffers, per element type: three UTF-16
 /// buffers of 64 MiB files. In a loop of such reads V8 collected our strings
-/// every 2-3 calls and their buffers came back together; with room for two,
-/// one was dropped and a later call paid for fresh memory (Node 26, mixed
-/// 64 MiB: 3.3-3.4x fs with 256 MiB, 4.0-4.6x with 512).
+/// every few calls and their buffers came back together; with room for two,
+/// one was dropped and a later call paid for fresh memory.
 const HUGE_MAX_BYTES: usize = 512 << 20;
 /// How long a huge buffer is kept unused before it is freed (within a quarter
 /// of this more, by the reaper thread).
@@ -191,13 +187,7 @@ fn fits(have: usize, want: usize) -> bool {
 /// did from 4 MiB until measured otherwise). A huge page is one fault per 2 MiB
 /// instead of 512, but on a VM whose kernel hands free high-order memory back
 /// to the host it is drawn from exactly that memory, which the host must then
-/// supply again: on the 2-core VM we measure on, the first calls of a loop of
-/// reads of 64 MiB of invalid text took 390-530 ms with huge pages and 80-97 ms
-/// without (steady state 33 ms both ways), and bench means with and without
-/// (Node 26, two runs each): ASCII 64 MiB 3.14-3.88x / 6.33-6.54x of fs,
-/// mixed 2.33-3.40x / 4.15-4.23x, invalid 1.64-1.90x / 3.87-4.00x, mixed
-/// 4 MiB 1.33-1.36x / 1.50-1.72x; medians 5.69-6.02x / 5.01-5.03x for mixed
-/// 64 MiB, 4.71-6.23x / 5.52-5.86x for invalid.
+/// supply again: loops of large reads were several times slower with them.
 const HUGE_STEP: usize = 2 << 20;
 
 /// An empty buffer with room for at least `capacity` elements: a recycled one
