@@ -97,13 +97,10 @@ function asBytes(input) {
 function decodeUtf8(input, start, end) {
   const bytes = asBytes(input)
   const len = bytes.length
-  let result
-  if (start === undefined && end === undefined) {
-    if (len < NATIVE_FROM && (len < NATIVE_FROM_IF_CUT || !cutAtAnEdge(bytes, 0, len))) {
-      return nodeUtf8Slice(bytes, 0, len)
-    }
-    if (len > MAX_STRING_LENGTH) return tooLongForUs(bytes, 0, len)
-    result = native.decodeUtf8(bytes)
+  const whole = start === undefined && end === undefined
+  if (whole) {
+    start = 0
+    end = len
   } else {
     // Buffer.prototype.toString's clamping, step by step (same coercions).
     if (start <= 0) start = 0
@@ -112,13 +109,13 @@ function decodeUtf8(input, start, end) {
     if (end === undefined || end > len) end = len
     else end = Math.trunc(end) || 0
     if (end <= start) return ''
-    const n = end - start
-    if (n < NATIVE_FROM && (n < NATIVE_FROM_IF_CUT || !cutAtAnEdge(bytes, start, end))) {
-      return nodeUtf8Slice(bytes, start, end)
-    }
-    if (n > MAX_STRING_LENGTH) return tooLongForUs(bytes, start, end)
-    result = native.decodeUtf8(bytes, start, end)
   }
+  const n = end - start
+  if (n < NATIVE_FROM && (n < NATIVE_FROM_IF_CUT || !cutAtAnEdge(bytes, start, end))) {
+    return nodeUtf8Slice(bytes, start, end)
+  }
+  if (n > MAX_STRING_LENGTH) return tooLongForUs(bytes, start, end)
+  const result = whole ? native.decodeUtf8(bytes) : native.decodeUtf8(bytes, start, end)
   if (typeof result === 'string') return result
   throw stringTooLong()
 }
