@@ -6,6 +6,7 @@
 // fails) exactly as it always does.
 const fs = require('node:fs')
 const EventEmitter = require('node:events')
+const { promisify } = require('node:util')
 
 const native = require('./native')
 const { failure, FS_ANSWERS, STRING_TOO_LONG } = require('./errors')
@@ -15,6 +16,7 @@ const { nativeArgument, pathForError, hasNul } = require('./paths')
 // Kept at load time, so a later patch of fs (readfile-utf8/register) cannot loop back to us.
 const fsReadFile = fs.readFile
 const fsPromisesReadFile = fs.promises.readFile
+const fsReadFileAsPromise = promisify(fsReadFile)
 
 /**
  * Starts the native read of `path`: `{ promise, arg }` (`arg` the native
@@ -136,7 +138,7 @@ async function readFileUtf8Async(path, options) {
   return readAsync(path, flags, signal, true, () =>
     // fs.promises takes no fds; fs.readFile reads them as readFileUtf8Async does.
     typeof path === 'number'
-      ? new Promise((resolve, reject) => fsReadFile(path, asUtf8AsyncOptions(options), (err, text) => (err ? reject(err) : resolve(text))))
+      ? fsReadFileAsPromise(path, asUtf8AsyncOptions(options))
       : fsPromisesReadFile(path, asUtf8AsyncOptions(options)),
   )
 }
