@@ -86,26 +86,20 @@ test('paths with lone surrogates name the same file as in fs (and the same error
   }
 })
 
-test('the native readPath and readPathLength, called with bad arguments, throw a TypeError and never crash', () => {
+test('the native readPath, called with bad arguments, throws a TypeError and never crashes', () => {
   const native = require('../lib/native')
-  for (const name of ['readPath', 'readPathLength']) {
-    for (const args of [[], [file], [1, 0], [null, 0], [{}, 0], [file, 'r'], [Symbol('s'), 0]]) {
-      assert.throws(() => native[name](...args), { name: 'TypeError', message: new RegExp(`^${name}\\(path, flags\\): `) }, `${name} ${String(args.length)}`)
-    }
+  for (const args of [[], [file], [1, 0], [null, 0], [{}, 0], [file, 'r'], [Symbol('s'), 0]]) {
+    assert.throws(() => native.readPath(...args), { name: 'TypeError', message: /^readPath\(path, flags\): / }, String(args.length))
   }
   assert.equal(native.readPath(file, 0), fs.readFileSync(file, 'utf8'))
+  // A path with a NUL inside is fs's to reject.
+  assert.equal(native.readPath(`${file}\0x`, 0), require('../lib/errors').FS_ANSWERS)
 })
 
-test('readPathLength (the benchmark\'s read step alone) reads the whole file and reports failures', () => {
+test('the shipped addon leaves out the benchmark-only natives', () => {
   const native = require('../lib/native')
-  for (const bytes of [0, 1, 4095, 65_537, (4 << 20) + 3]) {
-    const p = scratch(`length-${bytes}`)
-    fs.writeFileSync(p, Buffer.alloc(bytes, 0xe9))
-    assert.equal(native.readPathLength(p, 0), bytes)
-  }
-  assert.throws(() => native.readPathLength(scratch('missing-for-length'), 0), /readPathLength: read failed \(code -?\d+\)/)
-  // The read buffer it shares with readPath is left usable: the next string is right.
-  assert.equal(native.readPath(file, 0), fs.readFileSync(file, 'utf8'))
+  assert.equal(typeof native.readPath, 'function')
+  assert.equal(native.readPathLength, undefined)
 })
 
 test('the ESM entry exports the same functions', () => {

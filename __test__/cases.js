@@ -153,7 +153,7 @@ function bigBuffer(base, size) {
  * 20-24; on Node 26 512 KiB one-byte, and 128 KiB two-byte: 64 KiB of mostly
  * ASCII wide text) and the old 4 KiB one, the
  * chunked read and the two-thread read and conversion of every file (1 MiB,
- * src/read.rs, src/parallel.rs), the two-thread conversion of buffers
+ * src/read/, src/transcode/halves.rs), the two-thread conversion of buffers
  * (decodeUtf8, 4 MiB) and past the two-thread lossy decode (8 MiB).
  */
 const LARGE_SIZES = [
@@ -181,7 +181,7 @@ function validBuffer(base, size) {
 /**
  * Where an odd sequence goes in a large input: the start (where the two-thread
  * conversions look first), the left half (an error there makes the left half
- * be decoded again and the right half's units move, src/parallel.rs), the
+ * be decoded again and the right half's units move, src/transcode/halves.rs), the
  * middle (around where reads and conversions split) and the very end.
  */
 const WHERE = ['start', 'left half', 'middle', 'end']

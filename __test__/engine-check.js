@@ -39,7 +39,7 @@ async function assertReads(bytes, label) {
   checked++
 }
 
-/** Where a large input of `length` bytes is split in two (src/parallel.rs page_aligned_middle). */
+/** Where a large input of `length` bytes is split in two (src/two_threads/mod.rs page_aligned_middle). */
 const splitOf = (length) => Math.floor(length / 2) & ~4095
 
 /** Offsets at which an odd sequence of `n` bytes is placed in a large input of `length` bytes. */

@@ -34,7 +34,7 @@ const MUTANTS = [
     bug: 'a sequence cut short by the end of the input is replaced byte by byte (one U+FFFD each) instead of with one U+FFFD',
     patches: [
       {
-        file: 'src/transcode.rs',
+        file: 'src/transcode/lossy.rs',
         find: 'Err(e) if e.valid_up_to() == 0 => Some(e.error_len().unwrap_or(window.len())),',
         replace: 'Err(e) if e.valid_up_to() == 0 => Some(e.error_len().unwrap_or(1)),',
       },
@@ -47,9 +47,9 @@ const MUTANTS = [
     bug: "Latin-1 text is converted from the end of the read's known-ASCII prefix on, which is lost",
     patches: [
       {
-        file: 'src/transcode.rs',
-        find: '  let text = simd::try_latin1(bytes, split)',
-        replace: '  let text = simd::try_latin1(&bytes[ascii_prefix.min(bytes.len())..], split)',
+        file: 'src/transcode/mod.rs',
+        find: '  let text = halves::convert(bytes, &halves::LATIN1, split)',
+        replace: '  let text = halves::convert(&bytes[ascii_prefix.min(bytes.len())..], &halves::LATIN1, split)',
       },
     ],
     tests: ['differential.test.js'],
@@ -60,7 +60,7 @@ const MUTANTS = [
     bug: "when the left half of a two-thread decode holds an error, the right half's units are not moved after the left half's",
     patches: [
       {
-        file: 'src/parallel.rs',
+        file: 'src/transcode/halves.rs',
         find: '      room.copy_within(left_units..left_units + right_units, own.len());\n',
         replace: '',
       },
@@ -73,7 +73,7 @@ const MUTANTS = [
     bug: 'the pure-Rust Latin-1 conversion drops a ÿ (C3 BF) at the very end of the text, taking 0xFF for padding',
     patches: [
       {
-        file: 'src/transcode.rs',
+        file: 'src/transcode/mod.rs',
         find: '  out.truncate(written);\n  out\n}\n\nfn utf16_fallback',
         replace: '  out.truncate(written);\n  if out.last() == Some(&0xff) {\n    out.pop();\n  }\n  out\n}\n\nfn utf16_fallback',
       },
@@ -95,7 +95,7 @@ const MUTANTS = [
     bug: 'simdutf is used without its self-test, also when SIMDUTF_FORCE_IMPLEMENTATION has broken it',
     patches: [
       {
-        file: 'src/simd.rs',
+        file: 'src/transcode/simd.rs',
         find: 'std::env::var_os(DISABLE_ENV).is_none() && self_test()',
         replace: 'std::env::var_os(DISABLE_ENV).is_none() && (self_test() || true)',
       },
@@ -147,15 +147,15 @@ const MUTANTS = [
     bug: 'async reads read on the thread pool but decode on the main thread (in the task\'s resolve)',
     patches: [
       {
-        file: 'src/async_read.rs',
-        find: '      Ok(facts) => Outcome::Text(transcode::decode_read_owned(bytes, facts)),',
-        replace: '      Ok(_facts) => Outcome::Text(transcode::Text::Latin1(bytes)),',
+        file: 'src/pipeline.rs',
+        find: '    Ok(facts) => Outcome::Text(transcode::decode(&buf, facts).owning(buf)),',
+        replace: '    Ok(_facts) => Outcome::Text(transcode::Text::Latin1(buf)),',
       },
       {
-        file: 'src/async_read.rs',
+        file: 'src/exports/tasks.rs',
         find: '  fn resolve(&mut self, _env: Env, output: Outcome) -> napi::Result<Settled> {\n    Ok(Settled(output))',
         replace:
-          '  fn resolve(&mut self, _env: Env, output: Outcome) -> napi::Result<Settled> {\n    Ok(Settled(match output {\n      Outcome::Text(transcode::Text::Latin1(bytes)) => Outcome::Text(transcode::decode(bytes)),\n      other => other,\n    }))',
+          '  fn resolve(&mut self, _env: Env, output: Outcome) -> napi::Result<Settled> {\n    Ok(Settled(match output {\n      Outcome::Text(crate::transcode::Text::Latin1(bytes)) => {\n        Outcome::Text(crate::transcode::decode(&bytes, Default::default()).owning(bytes))\n      }\n      other => other,\n    }))',
       },
     ],
     tests: ['async.test.js'],
@@ -190,7 +190,7 @@ const MUTANTS = [
     id: 'kmaxlength',
     area: 'kMaxLength',
     bug: 'a file of exactly kMaxLength bytes is read into a string, where fs throws ERR_STRING_TOO_LONG',
-    patches: [{ file: 'src/lib.rs', find: '  if bytes.len() >= MAX_STRING_LENGTH {', replace: '  if bytes.len() > MAX_STRING_LENGTH {' }],
+    patches: [{ file: 'src/pipeline.rs', find: '  bytes.len() >= MAX_STRING_LENGTH', replace: '  bytes.len() > MAX_STRING_LENGTH' }],
     tests: ['errors.test.js'],
   },
 ]

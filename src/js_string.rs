@@ -15,56 +15,57 @@ use std::sync::OnceLock;
 use napi::bindgen_prelude::ToNapiValue;
 use napi::sys;
 
-use crate::pool::{self, Pooled};
+use crate::buffers::{self, Reusable};
+use crate::limits::{
+  ExternalFrom, BORROWED_ASCII_COPY_BELOW, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26, MAX_STRING_LENGTH,
+};
 use crate::read::ReadError;
 use crate::transcode::Text;
 
-/// V8's `String::kMaxLength` on 64-bit Node 20–26: 2^29 − 24 characters.
-pub const MAX_STRING_LENGTH: usize = 0x1fff_ffe8;
-
-/// From how many bytes of string data on a string is made external rather than
-/// copied into V8's heap, for one-byte and for two-byte strings.
-pub struct ExternalFrom {
-  /// One-byte data: ASCII from the read buffer (which is then given away) or a
-  /// caller's Buffer (copied first), and transcoded Latin-1.
-  pub one_byte: usize,
-  /// Two-byte data: transcoded UTF-16, always in a buffer of its own.
-  pub two_byte: usize,
-}
-
-/// The thresholds for this Node, measured per version (figures in the commit
-/// history and the bench's results). V8 copies one-byte strings much faster
-/// from Node 26 on, so there copies win up to the size where they land in
-/// V8's large-object space, whose fresh pages fault in; two-byte strings from
-/// 128 KiB, V8's largest young-generation object. Below those sizes an
-/// external string's buffer returns only at a full GC, so loops of reads
-/// write into cold memory: copies win in means and loops even where a
-/// median favoured external strings.
-pub fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
-  static FROM: OnceLock<ExternalFrom> = OnceLock::new();
+/// The thresholds for this Node (see `limits`): chosen once, by major version.
+fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
+  static FROM: OnceLock<&'static ExternalFrom> = OnceLock::new();
   FROM.get_or_init(|| match napi::Env::from_raw(env).get_node_version() {
-    Ok(version) if version.major >= 26 => ExternalFrom {
-      one_byte: 512 << 10,
-      two_byte: 128 << 10,
-    },
-    _ => ExternalFrom {
-      one_byte: 64 << 10,
-      two_byte: 64 << 10,
-    },
+    Ok(version) if version.major >= 26 => &EXTERNAL_FROM_26,
+    _ => &EXTERNAL_FROM_BEFORE_26,
   })
 }
 
+/// Whose string data it is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Held {
+  /// A buffer of ours, which can become an external string's data as it is.
+  Ours,
+  /// The caller's bytes (decodeUtf8's input): external means copied first.
+  Callers,
+}
+
+/// The one copy-or-external decision: whether `bytes` bytes of string data of
+/// `unit_bytes`-wide code units, held as `held`, become an external string.
+fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held) -> bool {
+  let from = external_from(env);
+  match (unit_bytes, held) {
+    (1, Held::Ours) => bytes >= from.one_byte,
+    (1, Held::Callers) => bytes >= from.one_byte.max(BORROWED_ASCII_COPY_BELOW),
+    _ => bytes >= from.two_byte,
+  }
+}
+
 /// What a native read returns to JS: the string's code units, or a failure
-/// code (see lib.rs). It is `Send`: async reads make it on a pool thread.
+/// code. It is `Send`: async reads make it on a pool thread.
 pub enum Outcome {
+  /// The finished string's code units.
   Text(Text),
+  /// A failure code (below).
   Failure(i32),
 }
 
 /// What a synchronous call returns: a JS value it already made on the JS thread
 /// (e.g. a string copied straight from a scratch buffer), or an `Outcome`.
-pub enum Reply {
+pub(crate) enum Reply {
+  /// A value already made.
   Made(sys::napi_value),
+  /// To be made on return.
   Outcome(Outcome),
 }
 
@@ -82,10 +83,10 @@ impl ToNapiValue for Reply {
 /// `errno * 8 + syscall` for an OS error (see `read::Syscall`), or one of these.
 /// fs answers this call itself, with its own result or error (see
 /// `ReadError::ForFs` and `ReadError::TooLarge`).
-pub const FS_ANSWERS: i32 = -1;
+pub(crate) const FS_ANSWERS: i32 = -1;
 /// V8 refuses the string (longer than kMaxLength), or the file has kMaxLength
 /// bytes or more, which Node's readFileSync refuses.
-pub const STRING_TOO_LONG: i32 = -2;
+pub(crate) const STRING_TOO_LONG: i32 = -2;
 
 impl From<ReadError> for Outcome {
   fn from(e: ReadError) -> Self {
@@ -94,7 +95,7 @@ impl From<ReadError> for Outcome {
 }
 
 /// The failure code JS decodes into fs's error (lib/errors.js).
-pub fn failure_code(e: ReadError) -> i32 {
+pub(crate) fn failure_code(e: ReadError) -> i32 {
   match e {
     ReadError::Os { errno, syscall } => errno * 8 + syscall as i32,
     ReadError::ForFs | ReadError::TooLarge => FS_ANSWERS,
@@ -130,24 +131,39 @@ fn create_string(env: sys::napi_env, text: Text) -> Option<sys::napi_value> {
 /// Copies a small string into V8's heap, then gives the buffer back to the pool
 /// for the next conversion; hands a large one to V8 as an external string.
 fn create<T: CodeUnit>(env: sys::napi_env, data: Vec<T>) -> Option<sys::napi_value> {
-  if data.len() * std::mem::size_of::<T>() >= T::external_from(external_from(env)) {
+  let unit_bytes = std::mem::size_of::<T>();
+  if is_external(env, data.len() * unit_bytes, unit_bytes, Held::Ours) {
     return external(env, data);
   }
   let value = copy(env, &data);
-  pool::give(data);
+  buffers::give(data);
   value
 }
 
-/// A one-byte string of `data`, which stays the caller's: copied into V8's heap
-/// when small, otherwise copied into a pooled buffer that becomes an external
-/// string (see `external_from`).
-pub fn latin1_from_slice(env: &napi::Env, data: &[u8]) -> Reply {
-  if data.len() >= external_from(env.raw()).one_byte {
-    let mut own = pool::take(data.len());
+/// The string of ASCII bytes just read into `buf`: a large one takes the
+/// buffer itself as an external string's data (`buf` is left empty), a small
+/// one is copied into V8's heap and `buf` stays the caller's to reuse.
+pub(crate) fn from_read_ascii(env: sys::napi_env, buf: &mut Vec<u8>) -> Reply {
+  if is_external(env, buf.len(), 1, Held::Ours) {
+    return Reply::Outcome(Outcome::Text(Text::Latin1(std::mem::take(buf))));
+  }
+  made(copy(env, buf.as_slice()))
+}
+
+/// The string of ASCII bytes the caller keeps (decodeUtf8's input): copied
+/// into V8's heap, or into a buffer of ours that becomes an external string.
+pub(crate) fn from_callers_ascii(env: sys::napi_env, data: &[u8]) -> Reply {
+  if is_external(env, data.len(), 1, Held::Callers) {
+    let mut own = buffers::take(data.len());
     own.extend_from_slice(data);
     return Reply::Outcome(Outcome::Text(Text::Latin1(own)));
   }
-  match copy(env.raw(), data) {
+  made(copy(env, data))
+}
+
+/// A value made, or `STRING_TOO_LONG` if V8 refused it.
+fn made(value: Option<sys::napi_value>) -> Reply {
+  match value {
     Some(value) => Reply::Made(value),
     None => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
   }
@@ -176,13 +192,10 @@ type CreateExternal<T> = unsafe fn(
   *mut bool,
 ) -> sys::napi_status;
 
-/// The code-unit types a string can be made of, with the Node-API constructors
-/// and the external-string threshold for each.
-trait CodeUnit: Pooled {
+/// The code-unit types a string can be made of, with their Node-API constructors.
+trait CodeUnit: Reusable {
   const CREATE_COPY: CreateCopy<Self>;
   const CREATE_EXTERNAL: CreateExternal<Self>;
-  /// From how many bytes of data on a string of these units is made external.
-  fn external_from(from: &ExternalFrom) -> usize;
 }
 impl CodeUnit for u8 {
   const CREATE_COPY: CreateCopy<u8> = |env, data, len, result| {
@@ -193,9 +206,6 @@ impl CodeUnit for u8 {
     // SAFETY: forwarded as is; `external` upholds the contract (see there).
     unsafe { sys::node_api_create_external_string_latin1(env, data.cast(), len, finalize, hint, result, copied) }
   };
-  fn external_from(from: &ExternalFrom) -> usize {
-    from.one_byte
-  }
 }
 impl CodeUnit for u16 {
   const CREATE_COPY: CreateCopy<u16> = |env, data, len, result| {
@@ -206,9 +216,6 @@ impl CodeUnit for u16 {
     // SAFETY: forwarded as is; `external` upholds the contract (see there).
     unsafe { sys::node_api_create_external_string_utf16(env, data, len, finalize, hint, result, copied) }
   };
-  fn external_from(from: &ExternalFrom) -> usize {
-    from.two_byte
-  }
 }
 
 /// Hands `data` to V8 as an external string. The `Vec` is boxed and the box's
@@ -244,7 +251,7 @@ fn external<T: CodeUnit>(env: sys::napi_env, data: Vec<T>) -> Option<sys::napi_v
   // V8 refused (e.g. longer than kMaxLength) and did not call the finalizer.
   adjust_external_memory(env, -bytes);
   // SAFETY: the failed call did not take ownership, so `owner` is still ours alone.
-  pool::give(*unsafe { Box::from_raw(owner) });
+  buffers::give(*unsafe { Box::from_raw(owner) });
   None
 }
 
@@ -266,6 +273,6 @@ unsafe extern "C" fn finalize<T: CodeUnit>(env: sys::node_api_basic_env, _data: 
   // A null env means the environment is being torn down: just free the buffer.
   if !env.is_null() {
     adjust_external_memory(env.cast(), -external_bytes(&owner));
-    pool::give(*owner);
+    buffers::give(*owner);
   }
 }

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use readfile_utf8::read::{read_fd, read_path};
+use readfile_utf8::testing::{read_fd, read_path};
 
 static HANDLED: AtomicUsize = AtomicUsize::new(0);
 

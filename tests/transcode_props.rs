@@ -1,5 +1,5 @@
-//! Property tests of the pure-Rust pipeline steps (classify, transcode, simd,
-//! parallel) against reference decoders: `encoding_rs::mem::convert_utf8_to_utf16`
+//! Property tests of the pure-Rust pipeline steps (classify, transcode and its
+//! simdutf and two-thread converters) against reference decoders: `encoding_rs::mem::convert_utf8_to_utf16`
 //! (WHATWG, what Node's `buffer.toString('utf8')` implements) and std's
 //! `String::from_utf8_lossy` (the same maximal-subpart replacement). No Node needed.
 //!
@@ -7,7 +7,7 @@
 //! overlongs, surrogates, truncated sequences, bytes 0xF5..0xFF, lone
 //! continuation bytes, long valid runs with an error at the end, and Latin-1
 //! runs broken by a single U+0100. Some inputs are ≥ LOSSY_PARALLEL_MIN_BYTES so
-//! that the two-thread conversions of `parallel.rs` run (valid text from
+//! that the two-thread conversions of `transcode/halves.rs` run (valid text from
 //! PARALLEL_MIN_BYTES, invalid from LOSSY_PARALLEL_MIN_BYTES), with errors placed
 //! around the split point.
 //!
@@ -18,10 +18,10 @@
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence};
 
-use readfile_utf8::classify::{classify, Class};
-use readfile_utf8::parallel::{self, LOSSY_PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES};
-use readfile_utf8::simd;
-use readfile_utf8::transcode::{decode, decode_borrowed, decode_slice, Borrowed, Decoded, Text};
+use readfile_utf8::testing::{
+  append_utf16_up_to_error, classify, convert_latin1, convert_utf16, decode, page_aligned_middle, simd_available,
+  split_conversion, Class, Decoded, ReadFacts, Text, DISABLE_ENV, LOSSY_PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES,
+};
 
 /// WHATWG decoding with replacement, by encoding_rs (independent of our code).
 fn reference(bytes: &[u8]) -> Vec<u16> {
@@ -149,8 +149,8 @@ fn long_run_with_an_edge(min_len: usize, max_len: usize) -> impl Strategy<Value 
         0 => len,
         1 => 0,
         2 => (len / 2).saturating_sub(4) + shift, // around the middle
-        // around parallel.rs's split point (the middle rounded down to a page)
-        3 => parallel::page_aligned_middle(len).saturating_sub(4) + shift,
+        // around the two-thread split point (the middle rounded down to a page)
+        3 => page_aligned_middle(len).saturating_sub(4) + shift,
         4 => len.saturating_sub(shift),
         _ => len / 3 + shift,
       }
@@ -181,14 +181,14 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
   };
   prop_assert_eq!(class, expected_class);
 
-  // decode_slice: ASCII reported as such, everything else converted right, and
+  // decode: ASCII reported as such, everything else converted right, and
   // a one-byte string only when the text really fits one.
-  match decode_slice(bytes) {
+  match decode(bytes, ReadFacts::default()) {
     Decoded::Ascii => prop_assert!(bytes.is_ascii()),
-    Decoded::Converted(text) => {
+    Decoded::Text(text) => {
       prop_assert!(!bytes.is_ascii(), "non-empty conversion of ASCII");
       let got = units(&text);
-      prop_assert!(got == expected, "decode_slice: {}", first_difference(&got, &expected));
+      prop_assert!(got == expected, "decode: {}", first_difference(&got, &expected));
       match text {
         Text::Latin1(_) => prop_assert!(fits_latin1, "Latin-1 data for text that does not fit it"),
         Text::Utf16(_) => prop_assert!(!fits_latin1, "UTF-16 data for valid Latin-1-range text"),
@@ -196,22 +196,18 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
     }
   }
 
-  // decode (owned) and decode_borrowed give the same code units.
-  let owned = decode(bytes.to_vec());
+  // Owning the input (as a read does) gives the same code units.
+  let owned = decode(bytes, ReadFacts::default()).owning(bytes.to_vec());
   let got = units(&owned);
-  prop_assert!(got == expected, "decode: {}", first_difference(&got, &expected));
+  prop_assert!(got == expected, "decode, owned: {}", first_difference(&got, &expected));
   prop_assert_eq!(owned.char_count(), expected.len());
-  match decode_borrowed(bytes) {
-    Borrowed::Ascii(b) => prop_assert!(b == bytes && bytes.is_ascii()),
-    Borrowed::Text(t) => prop_assert!(units(&t) == expected),
-  }
 
   // The validating simdutf converters (serial or on two threads by size).
-  if simd::available() {
+  if simd_available() {
     // Converts exactly the valid prefix (std's valid_up_to), appending it.
     let valid_up_to = checked.map_or_else(|e| e.valid_up_to(), str::len);
     let mut utf16 = vec![0x2a];
-    let converted = simd::append_utf16_up_to_error(bytes, &mut utf16);
+    let converted = append_utf16_up_to_error(bytes, &mut utf16);
     prop_assert_eq!(converted, valid_up_to, "append_utf16_up_to_error stopped elsewhere");
     let prefix: Vec<u16> = std::iter::once(0x2a)
       .chain(String::from_utf8_lossy(&bytes[..valid_up_to]).encode_utf16())
@@ -224,25 +220,25 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
     // On one thread below the size that splits a conversion, and split at any
     // size (as text read in halves is): the left half's characters counted
     // first place the right half's output, the split at a page boundary.
-    for split in [parallel::split_conversion(bytes.len(), false), true] {
-      let latin1 = simd::try_latin1(bytes, split);
+    for split in [split_conversion(bytes.len()), true] {
+      let latin1 = convert_latin1(bytes, split);
       if fits_latin1 {
         let got: Vec<u16> = latin1.unwrap_or_default().into_iter().map(u16::from).collect();
         prop_assert!(
           got == expected,
-          "try_latin1 (split: {split}): {}",
+          "convert_latin1 (split: {split}): {}",
           first_difference(&got, &expected)
         );
       } else {
         prop_assert!(
           latin1.is_none(),
-          "try_latin1 (split: {split}) accepted input that is not valid Latin-1-range UTF-8"
+          "convert_latin1 (split: {split}) accepted input that is not valid Latin-1-range UTF-8"
         );
       }
     }
     // UTF-16 on two threads, the same way (transcode's route for wide text
     // read in halves), for any valid text; invalid text is refused.
-    let utf16 = parallel::convert(bytes, &parallel::UTF16, true);
+    let utf16 = convert_utf16(bytes, true);
     if checked.is_ok() {
       let got = utf16.unwrap_or_default();
       prop_assert!(got == expected, "UTF-16 halves: {}", first_difference(&got, &expected));
@@ -315,13 +311,13 @@ fn every_one_and_two_byte_input_decodes_as_the_reference() {
 /// again with `READFILE_UTF8_NO_SIMD=1` (the engine is chosen once per process).
 #[test]
 fn the_fallback_engine_passes_the_same_properties() {
-  if std::env::var_os(simd::DISABLE_ENV).is_some() {
-    assert!(!simd::available(), "the fallback engine is in use in the child");
+  if std::env::var_os(DISABLE_ENV).is_some() {
+    assert!(!simd_available(), "the fallback engine is in use in the child");
     return;
   }
   let exe = std::env::current_exe().unwrap();
   let out = std::process::Command::new(exe)
-    .env(simd::DISABLE_ENV, "1")
+    .env(DISABLE_ENV, "1")
     .args(["--test-threads", "2"])
     .output()
     .unwrap();

@@ -18,13 +18,19 @@ mod portable;
 #[cfg(any(not(target_os = "linux"), feature = "portable-read"))]
 use portable as reader;
 
+use std::ffi::CStr;
+
+use crate::buffers;
+use crate::limits::{STACK_PATH_BYTES, UNKNOWN_SIZE_FIRST_CHUNK};
+
 /// Which reader this build has: "syscalls" or "portable".
-pub const READER: &str = reader::NAME;
+pub(crate) const READER: &str = reader::NAME;
 
 /// The syscall that failed, so the JS layer can build fs's error (`syscall` field).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Syscall {
+  /// open(2).
   Open = 0,
   /// Also used for a failed fstat: Node's utf8 path does not fstat, so the same
   /// fault reaches fs users as a failed read (e.g. EBADF for a bad fd).
@@ -35,11 +41,17 @@ pub enum Syscall {
 #[derive(Debug, PartialEq, Eq)]
 pub enum ReadError {
   /// An OS error: errno and the syscall that returned it.
-  Os { errno: i32, syscall: Syscall },
+  Os {
+    /// The OS error number.
+    errno: i32,
+    /// The call that returned it.
+    syscall: Syscall,
+  },
   /// fs answers this call itself, with its own result or error: a path with a
   /// NUL byte, or what the portable reader cannot reproduce exactly.
   ForFs,
-  /// A regular file of at least the caller's size limit (`read_path_limited_into`), not read.
+  /// A regular file of at least the caller's size limit
+  /// (`read_path_limited_into`), not read.
   TooLarge,
 }
 
@@ -56,10 +68,6 @@ pub struct ReadFacts {
   pub in_halves: bool,
 }
 
-/// Files from this size on are read as two halves by two threads (where the
-/// reader can), and their conversion is split the same way (`parallel`).
-pub const SPLIT_READ_MIN_BYTES: usize = 1 << 20;
-
 /// Whether a large regular file may be read as two halves at explicit offsets
 /// (the Linux reader's `read_halves`): only a file just opened for a
 /// synchronous read. A caller's fd is never split: pread needs the offset, and
@@ -70,17 +78,25 @@ enum Split {
   Never,
 }
 
-/// First buffer for files whose size is unknown (st_size 0 or not regular).
-const UNKNOWN_SIZE_FIRST_CHUNK: usize = 8 * 1024;
+/// Runs `f` on `path` (raw bytes, as fs passes them to the OS) NUL-terminated,
+/// on the stack when it is short. A path with a NUL byte inside is fs's to
+/// reject (`ReadError::ForFs`).
+pub(crate) fn with_terminated<R>(path: &[u8], f: impl FnOnce(&CStr) -> Result<R, ReadError>) -> Result<R, ReadError> {
+  let mut stack = [0u8; STACK_PATH_BYTES];
+  let heap: Vec<u8>;
+  let terminated: &[u8] = if path.len() < STACK_PATH_BYTES {
+    stack[..path.len()].copy_from_slice(path);
+    &stack[..=path.len()]
+  } else {
+    heap = [path, b"\0"].concat();
+    &heap
+  };
+  f(CStr::from_bytes_with_nul(terminated).map_err(|_| ReadError::ForFs)?)
+}
 
-/// Opens `path` (raw bytes, as fs passes them to the OS) with fs-style
-/// numeric `flags` (from `fs.constants`) and reads it whole into `buf` (its
-/// old contents are dropped). Reusing one buffer across calls keeps its memory
-/// mapped and in cache.
-pub fn read_path_into(path: &[u8], flags: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  if path.contains(&0) {
-    return Err(ReadError::ForFs);
-  }
+/// Opens `path` with fs-style numeric `flags` (from `fs.constants`) and reads
+/// it whole into `buf` (its old contents are dropped).
+pub(crate) fn read_path_into(path: &CStr, flags: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
   reader::read_path(path, flags, usize::MAX, Split::Allowed, buf)
 }
 
@@ -88,32 +104,29 @@ pub fn read_path_into(path: &[u8], flags: i32, buf: &mut Vec<u8>) -> Result<Read
 /// more is not read at all (`ReadError::TooLarge`), and the file is read on
 /// this thread alone: for reads that run beside others (async reads on
 /// libuv's pool), where the other core is busy anyway.
-pub fn read_path_limited_into(
-  path: &[u8],
+pub(crate) fn read_path_limited_into(
+  path: &CStr,
   flags: i32,
   limit: usize,
   buf: &mut Vec<u8>,
 ) -> Result<ReadFacts, ReadError> {
-  if path.contains(&0) {
-    return Err(ReadError::ForFs);
-  }
   reader::read_path(path, flags, limit, Split::Never, buf)
 }
 
 /// Reads a caller-owned fd from its current position to EOF into `buf`; never
 /// closes it.
-pub fn read_fd_into(fd: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
+pub(crate) fn read_fd_into(fd: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
   reader::read_fd(fd, buf)
 }
 
-/// `read_path_into` into a new buffer.
+/// `read_path_into` of raw path bytes into a new buffer (for tests and tools).
 pub fn read_path(path: &[u8], flags: i32) -> Result<Vec<u8>, ReadError> {
   let mut buf = Vec::new();
-  read_path_into(path, flags, &mut buf)?;
+  with_terminated(path, |path| read_path_into(path, flags, &mut buf))?;
   Ok(buf)
 }
 
-/// `read_fd_into` into a new buffer.
+/// `read_fd_into` into a new buffer (for tests and tools).
 pub fn read_fd(fd: i32) -> Result<Vec<u8>, ReadError> {
   let mut buf = Vec::new();
   read_fd_into(fd, &mut buf)?;
@@ -124,7 +137,7 @@ pub fn read_fd(fd: i32) -> Result<Vec<u8>, ReadError> {
 /// swapped for a pooled one, not grown, so its old contents are never copied.
 fn empty_with_room(buf: &mut Vec<u8>, wanted: usize) {
   if buf.capacity() < wanted {
-    crate::pool::give(std::mem::replace(buf, crate::pool::take(wanted)));
+    buffers::give(std::mem::replace(buf, buffers::take(wanted)));
   }
   buf.clear();
 }

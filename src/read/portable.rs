@@ -6,6 +6,7 @@
 //! of OS errors is kept here. Only read-only opens are made here (what
 //! `File::open` does); other flags go to fs as well.
 
+use std::ffi::CStr;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
@@ -17,10 +18,10 @@ pub const NAME: &str = "portable";
 /// `fs.constants.O_RDONLY` on every OS Node runs on.
 const O_RDONLY: i32 = 0;
 
-/// Opens `path` (no NUL byte in it) read-only and reads it whole; never
-/// split, as std reads through the fd's offset.
+/// Opens `path` read-only and reads it whole; never split, as std reads
+/// through the fd's offset.
 pub fn read_path(
-  path: &[u8],
+  path: &CStr,
   flags: i32,
   limit: usize,
   _split: Split,
@@ -29,7 +30,7 @@ pub fn read_path(
   if flags != O_RDONLY {
     return Err(ReadError::ForFs);
   }
-  let path = os_path(path).ok_or(ReadError::ForFs)?;
+  let path = os_path(path.to_bytes()).ok_or(ReadError::ForFs)?;
   let file = File::open(path).map_err(|_| ReadError::ForFs)?;
   read_file(&file, limit, buf, |_| ReadError::ForFs)
 }
@@ -98,7 +99,7 @@ fn os_path(bytes: &[u8]) -> Option<&Path> {
 
 #[cfg(test)]
 mod tests {
-  use crate::read::{read_fd, read_path, read_path_limited_into, ReadError};
+  use crate::read::{read_fd, read_path, read_path_limited_into, with_terminated, ReadError};
 
   #[test]
   fn reads_whole_files_and_leaves_failures_and_other_flags_to_fs() {
@@ -117,8 +118,9 @@ mod tests {
     assert_eq!(read_path(path, 2), Err(ReadError::ForFs));
     assert_eq!(read_path(b"a\0b", 0), Err(ReadError::ForFs));
     let mut buf = Vec::new();
-    assert_eq!(read_path_limited_into(path, 0, 6, &mut buf), Err(ReadError::TooLarge));
-    assert_eq!(read_path_limited_into(path, 0, 7, &mut buf).map(|_| buf.len()), Ok(6));
+    let limited = |limit, buf: &mut Vec<u8>| with_terminated(path, |p| read_path_limited_into(p, 0, limit, buf));
+    assert_eq!(limited(6, &mut buf), Err(ReadError::TooLarge));
+    assert_eq!(limited(7, &mut buf).map(|_| buf.len()), Ok(6));
     #[cfg(unix)]
     assert_eq!(
       read_fd(-1),

@@ -6,14 +6,10 @@
 //! `File::open` copies the path again: for small files those layers are a
 //! visible part of the read. Nothing here retries EINTR; `syscalls` does.
 
-use std::ffi::c_long;
+use std::ffi::{c_long, CStr};
 use std::io;
 use std::mem::MaybeUninit;
 use std::os::unix::io::RawFd;
-
-/// Paths up to this many bytes are NUL-terminated on the stack, longer ones on
-/// the heap (std's limit for the same trick is 384 bytes).
-const STACK_PATH_BYTES: usize = 512;
 
 /// An fd we opened; dropping it closes it. Not std's `OwnedFd`, whose drop goes
 /// through glibc's close. A close error is not reported: by then the file has
@@ -34,24 +30,14 @@ impl Drop for OwnedFd {
 }
 
 /// openat(AT_FDCWD, path, flags | O_CLOEXEC, 0o666): `flags` are passed as fs
-/// passes them (access mode and all), and new files get Node's mode. `path`
-/// must not contain a NUL byte (the caller checks: fs rejects such paths).
-pub fn open(path: &[u8], flags: i32) -> io::Result<OwnedFd> {
-  let mut stack = [0u8; STACK_PATH_BYTES];
-  let heap: Vec<u8>;
-  let terminated: &[u8] = if path.len() < STACK_PATH_BYTES {
-    stack[..path.len()].copy_from_slice(path);
-    &stack[..=path.len()]
-  } else {
-    heap = [path, b"\0"].concat();
-    &heap
-  };
-  // SAFETY: `terminated` is a NUL-terminated string that lives through the call.
+/// passes them (access mode and all), and new files get Node's mode.
+pub fn open(path: &CStr, flags: i32) -> io::Result<OwnedFd> {
+  // SAFETY: `path` is a NUL-terminated string that lives through the call.
   let fd = unsafe {
     libc::syscall(
       libc::SYS_openat,
       libc::AT_FDCWD as c_long,
-      terminated.as_ptr(),
+      path.as_ptr(),
       (flags | libc::O_CLOEXEC) as c_long,
       0o666 as c_long,
     )

@@ -6,18 +6,21 @@
 //! not regular (procfs, FIFOs, character devices, terminals) are read in a
 //! growing loop until read returns 0. EINTR is retried everywhere.
 
+use std::ffi::CStr;
 use std::io;
 use std::mem::MaybeUninit;
 use std::os::unix::io::RawFd;
 
 use super::syscall;
-use super::{empty_with_room, room_for, ReadError, ReadFacts, Split, Syscall, SPLIT_READ_MIN_BYTES};
+use super::{empty_with_room, room_for, ReadError, ReadFacts, Split, Syscall};
+use crate::limits::{CHUNKED_READ_MIN_BYTES, READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES, UNKNOWN_SIZE_FIRST_CHUNK};
+use crate::two_threads::{both, page_aligned_middle};
 
 pub const NAME: &str = "syscalls";
 
-/// Opens `path` (no NUL byte in it) with `flags` and reads it whole.
+/// Opens `path` with `flags` and reads it whole.
 pub fn read_path(
-  path: &[u8],
+  path: &CStr,
   flags: i32,
   limit: usize,
   split: Split,
@@ -35,7 +38,7 @@ pub fn read_fd(fd: RawFd, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
 
 /// Opens `path` (O_CLOEXEC added, O_CREAT with mode 0o666 like Node), retried
 /// on EINTR (an open of a FIFO blocks until a writer comes).
-fn open(path: &[u8], flags: i32) -> io::Result<syscall::OwnedFd> {
+fn open(path: &CStr, flags: i32) -> io::Result<syscall::OwnedFd> {
   loop {
     match syscall::open(path, flags) {
       Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -70,11 +73,6 @@ fn read_open_fd(fd: RawFd, split: Split, limit: usize, buf: &mut Vec<u8>) -> Res
   })
 }
 
-/// Files from this size on are read in chunks of `CHUNK_BYTES`, each checked for
-/// ASCII right after it is read, while it is still in cache.
-const CHUNKED_MIN_BYTES: usize = 1 << 20;
-const CHUNK_BYTES: usize = 256 * 1024;
-
 /// Regular file of known size, read from the fd's offset into the empty `buf`,
 /// which has room for `size + 1` bytes: a read of `size + 1` bytes normally
 /// finishes it (large files: chunk by chunk). A short read of a regular file
@@ -83,8 +81,8 @@ const CHUNK_BYTES: usize = 256 * 1024;
 fn read_sized(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
   let mut ascii_prefix = 0;
   let wanted = buf.capacity();
-  let chunk = if wanted >= CHUNKED_MIN_BYTES {
-    CHUNK_BYTES
+  let chunk = if wanted >= CHUNKED_READ_MIN_BYTES {
+    READ_CHUNK_BYTES
   } else {
     wanted
   };
@@ -114,11 +112,11 @@ fn read_sized(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
 fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>) -> Result<Option<usize>, ReadError> {
   debug_assert!(buf.is_empty());
   // The split sits on a page boundary, so both halves copy whole pages, and
-  // where the conversion splits too (`parallel::character_start_after_middle`).
-  let split = crate::parallel::page_aligned_middle(size);
+  // where the conversion splits too.
+  let split = page_aligned_middle(size);
   let room = &mut buf.spare_capacity_mut()[..size + 1];
   let (left, right) = room.split_at_mut(split);
-  let halves = crate::parallel::both(
+  let halves = both(
     || pread_checking_ascii(fd, left, 0),
     || pread_checking_ascii(fd, right, split),
   );
@@ -138,7 +136,7 @@ fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>) -> Result<Option<usize
   }))
 }
 
-/// Fills `dst` from a regular file at `offset` with pread(2) in `CHUNK_BYTES`
+/// Fills `dst` from a regular file at `offset` with pread(2) in `READ_CHUNK_BYTES`
 /// pieces (the last one takes a shorter tail with it, such as the one byte more
 /// that detects growth) until it is full or a short read (EOF, for a regular
 /// file); returns the bytes read and whether they are all ASCII.
@@ -146,10 +144,10 @@ fn pread_checking_ascii(fd: RawFd, dst: &mut [MaybeUninit<u8>], offset: usize) -
   let mut done = 0;
   let mut ascii = true;
   while done < dst.len() {
-    let end = if dst.len() - done < 2 * CHUNK_BYTES {
+    let end = if dst.len() - done < 2 * READ_CHUNK_BYTES {
       dst.len()
     } else {
-      done + CHUNK_BYTES
+      done + READ_CHUNK_BYTES
     };
     let n = pread_retrying(fd, &mut dst[done..end], offset + done)?;
     // SAFETY: pread(2) initialised these `n` bytes.
@@ -187,7 +185,7 @@ fn retrying_eintr(mut call: impl FnMut() -> isize) -> Result<usize, ReadError> {
 fn grow_until_eof(fd: RawFd, buf: &mut Vec<u8>) -> Result<(), ReadError> {
   loop {
     if buf.len() == buf.capacity() {
-      buf.reserve(buf.capacity().max(super::UNKNOWN_SIZE_FIRST_CHUNK));
+      buf.reserve(buf.capacity().max(UNKNOWN_SIZE_FIRST_CHUNK));
     }
     if read_appending(fd, buf, usize::MAX)? == 0 {
       return Ok(());
@@ -224,7 +222,7 @@ fn os_error(e: io::Error, syscall: Syscall) -> ReadError {
 #[cfg(test)]
 mod tests {
   use super::*;
-  use crate::read::{read_path, read_path_into};
+  use crate::read::{read_path, read_path_into, with_terminated};
   use std::fs::File;
   use std::io::Write;
   use std::os::unix::ffi::OsStrExt;
@@ -272,7 +270,7 @@ mod tests {
     let dir = scratch_dir("split-size");
     let p = dir.join("mid.txt");
     let size = SPLIT_READ_MIN_BYTES;
-    let split = crate::parallel::page_aligned_middle(size);
+    let split = page_aligned_middle(size);
     // (odd bytes and their position, expected known-ASCII prefix): text that
     // starts with an error, or with valid non-ASCII text, is split too.
     for (odd, odd_at, ascii_prefix) in [
@@ -284,7 +282,10 @@ mod tests {
     ] {
       let bytes = write_letters(&p, size, odd_at, odd);
       let mut buf = Vec::new();
-      let got = read_path_into(p.as_os_str().as_bytes(), libc::O_RDONLY, &mut buf).unwrap();
+      let got = with_terminated(p.as_os_str().as_bytes(), |p| {
+        read_path_into(p, libc::O_RDONLY, &mut buf)
+      })
+      .unwrap();
       assert!(buf == bytes, "odd bytes {odd:x?} at {odd_at:?}");
       assert_eq!(
         got,
@@ -298,7 +299,10 @@ mod tests {
     // One byte less: read on this thread.
     let bytes = write_letters(&p, size - 1, None, b"");
     let mut buf = Vec::new();
-    let got = read_path_into(p.as_os_str().as_bytes(), libc::O_RDONLY, &mut buf).unwrap();
+    let got = with_terminated(p.as_os_str().as_bytes(), |p| {
+      read_path_into(p, libc::O_RDONLY, &mut buf)
+    })
+    .unwrap();
     assert!(buf == bytes && !got.in_halves);
     std::fs::remove_dir_all(&dir).unwrap();
   }
@@ -308,7 +312,7 @@ mod tests {
     let dir = scratch_dir("halves");
     let p = dir.join("big.txt");
     let size = SPLIT_READ_MIN_BYTES + 12345;
-    let split = crate::parallel::page_aligned_middle(size);
+    let split = page_aligned_middle(size);
     // (position of one non-ASCII byte, expected known-ASCII prefix)
     for (odd_at, prefix) in [
       (None, size),

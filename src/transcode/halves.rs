@@ -1,5 +1,4 @@
-//! Converts and decodes large inputs on two threads: this one and the helper
-//! thread (`helper_thread`).
+//! Converts and decodes large inputs on two threads (`two_threads::both`).
 //!
 //! The call is synchronous, but the machine has more than one core: a large
 //! input is split at a character start just after the point where its read was
@@ -19,55 +18,40 @@
 
 use std::mem::MaybeUninit;
 use std::sync::mpsc;
-use std::thread;
 
-use crate::helper_thread;
-use crate::pool::{self, Pooled};
-use crate::simd;
-
-/// Inputs from this size on are converted on two threads even when they were
-/// not read in halves (`decodeUtf8`'s buffers; files are split from
-/// `read::SPLIT_READ_MIN_BYTES`, each core then converting the half it read,
-/// which is still in its cache: another core's half is read slowly). Measured
-/// under Node 26 on 2 cores, both builds in one process, 40 alternating blocks,
-/// two sessions: mixed 4 MiB 0.85-0.87 of the time on one thread (faster in 34
-/// and 37 of 40 blocks), Latin-1 and CJK 4 MiB 0.90-1.04.
-pub const PARALLEL_MIN_BYTES: usize = 4 << 20;
-
-/// Inputs not split where their read was (the pure-Rust engine's, or any when
-/// no thread could be started) are decoded with replacement on two threads
-/// from this size on (`append_halves`): the right half's units are copied
-/// after the left's, which at 4 MiB costs what the split saves; at 64 MiB it pays.
-pub const LOSSY_PARALLEL_MIN_BYTES: usize = 8 << 20;
+use super::simd;
+use crate::buffers::{self as pool, Reusable};
+use crate::limits::{EARLY_CHECK_BYTES, EXACT_TAIL_BYTES, PARALLEL_MIN_BYTES, SPLIT_READ_MIN_BYTES};
+use crate::two_threads::{both, page_aligned_middle};
 
 /// Whether text of `len` bytes is converted on two threads: from
-/// `PARALLEL_MIN_BYTES` on, and from `read::SPLIT_READ_MIN_BYTES` on if it was
-/// read in two halves: converting it on one thread would read the other
-/// core's half, slowly.
-pub fn split_conversion(len: usize, read_in_halves: bool) -> bool {
-  len >= PARALLEL_MIN_BYTES || (read_in_halves && len >= crate::read::SPLIT_READ_MIN_BYTES)
+/// `PARALLEL_MIN_BYTES` on, and from `SPLIT_READ_MIN_BYTES` on if it was read
+/// in two halves: converting it on one thread would read the other core's
+/// half, slowly.
+pub(super) fn split_conversion(len: usize, read_in_halves: bool) -> bool {
+  len >= PARALLEL_MIN_BYTES || (read_in_halves && len >= SPLIT_READ_MIN_BYTES)
 }
 
 /// A validating converter: writes the conversion of its input at the start of
 /// the output (which has room for one unit per input byte) and returns the
 /// count written, or 0 if the input cannot be converted.
-pub type Converter<T> = fn(&[u8], &mut [MaybeUninit<T>]) -> usize;
+pub(super) type Converter<T> = fn(&[u8], &mut [MaybeUninit<T>]) -> usize;
 
 /// A validating conversion of UTF-8 to code units of type `T`.
-pub struct Conversion<T> {
-  pub convert: Converter<T>,
+pub(super) struct Conversion<T> {
+  pub(super) convert: Converter<T>,
   /// The count of units valid input converts to (any count for invalid input).
-  pub count: fn(&[u8]) -> usize,
+  pub(super) count: fn(&[u8]) -> usize,
   /// Valid input that converts at all has at least one unit per this many bytes.
-  pub most_bytes_per_unit: usize,
+  pub(super) most_bytes_per_unit: usize,
   /// Whether the input's first bytes show it will be refused, before a count
   /// (a pass over all of a half) is spent on it.
-  pub refuses_start: fn(&[u8]) -> bool,
+  pub(super) refuses_start: fn(&[u8]) -> bool,
 }
 
 /// Valid UTF-8 with every code point ≤ U+00FF to Latin-1: one byte per
 /// character, of one or two bytes.
-pub const LATIN1: Conversion<u8> = Conversion {
+pub(super) const LATIN1: Conversion<u8> = Conversion {
   convert: simd::latin1_into,
   count: simd::latin1_length,
   most_bytes_per_unit: 2,
@@ -78,7 +62,7 @@ pub const LATIN1: Conversion<u8> = Conversion {
 
 /// Valid UTF-8 to UTF-16: one unit per character of one to three bytes, two
 /// for one of four.
-pub const UTF16: Conversion<u16> = Conversion {
+pub(super) const UTF16: Conversion<u16> = Conversion {
   convert: simd::utf16_into,
   count: simd::utf16_length,
   most_bytes_per_unit: 3,
@@ -87,7 +71,11 @@ pub const UTF16: Conversion<u16> = Conversion {
 
 /// `bytes` converted by `conversion` into a pooled buffer, on two threads if
 /// `split`; `None` if `bytes` cannot be converted.
-pub fn convert<T: Pooled + Copy + Send>(bytes: &[u8], conversion: &Conversion<T>, split: bool) -> Option<Vec<T>> {
+pub(super) fn convert<T: Reusable + Copy + Send>(
+  bytes: &[u8],
+  conversion: &Conversion<T>,
+  split: bool,
+) -> Option<Vec<T>> {
   // Exactly n units: n + 1 (the read buffer's size) slowed concurrent async
   // reads; the lossy decoders that need n + 1 (`decode_halves`) take it themselves.
   let mut out: Vec<T> = pool::take(bytes.len());
@@ -168,9 +156,6 @@ fn place_right_half<'a, T>(
   left_room
 }
 
-/// How much of a left half is checked before its units are counted.
-const EARLY_CHECK_BYTES: usize = 64 * 1024;
-
 /// Whether the first `EARLY_CHECK_BYTES` of `bytes` hold an error (not just a
 /// character cut at their end). The count of a half's units is a pass over all
 /// of it, which text refused at its first error would waste.
@@ -181,16 +166,12 @@ fn starts_invalid(bytes: &[u8]) -> bool {
 
 /// Whether the first `EARLY_CHECK_BYTES` of `bytes` have no byte above 0xC3,
 /// as all of valid Latin-1-range UTF-8 has (ASCII, leads 0xC2–0xC3,
-/// continuation bytes). Wide text is refused here before the Latin-1 count
-/// of its left half: CJK 4 MiB spent ~2.6 % of its time in that count.
+/// continuation bytes): wide text is refused here, before the Latin-1 count
+/// of its left half.
 fn looks_latin1(bytes: &[u8]) -> bool {
   let head = &bytes[..bytes.len().min(EARLY_CHECK_BYTES)];
   head.iter().copied().max().is_none_or(|max| max <= 0xC3)
 }
-
-/// Below this many bytes, the rest of `convert_into_exact`'s input goes
-/// through a buffer on the stack.
-const EXACT_TAIL_BYTES: usize = 128;
 
 /// Converts `bytes` into `dst`, which has room for exactly the units `bytes`
 /// convert to, and must be filled: returns `dst.len()`, or `None` if `bytes`
@@ -232,7 +213,7 @@ fn convert_into_exact<T: Copy>(bytes: &[u8], dst: &mut [MaybeUninit<T>], convers
 /// in one buffer: the left half's units are counted first (as if it were
 /// valid), which says where the right half's start. The right half is
 /// decoded with `decode_into` (valid text up to its first error in place, see
-/// `transcode::decode_lossy_into`); the left half is converted into exactly
+/// `lossy::decode_lossy_into`); the left half is converted into exactly
 /// its counted room, and if it is not valid it is decoded again with `append`
 /// into a buffer of its own and the halves are joined after. So text with an
 /// error in its right half is decoded once, not converted and then decoded
@@ -240,7 +221,7 @@ fn convert_into_exact<T: Copy>(bytes: &[u8], dst: &mut [MaybeUninit<T>], convers
 /// goes to `append_halves` instead (no count would place its right half).
 /// `None` if the second half has no character start or no thread could be
 /// started.
-pub fn decode_halves(
+pub(super) fn decode_halves(
   bytes: &[u8],
   decode_into: fn(&[u8], &mut [MaybeUninit<u16>]) -> usize,
   append: fn(&[u8], &mut Vec<u16>),
@@ -304,7 +285,7 @@ pub fn decode_halves(
 /// before it is one U+FFFD either way, at the left half's end or on meeting the
 /// byte), so the halves' units joined are the whole's. `None` if the second half
 /// has no such byte or no thread could be started.
-pub fn append_halves(bytes: &[u8], append: fn(&[u8], &mut Vec<u16>)) -> Option<Vec<u16>> {
+pub(super) fn append_halves(bytes: &[u8], append: fn(&[u8], &mut Vec<u16>)) -> Option<Vec<u16>> {
   let split = character_start_after_middle(bytes)?;
   let (left, right) = bytes.split_at(split);
   // One unit of room more than each input's length (encoding_rs wants it).
@@ -349,40 +330,10 @@ pub fn append_halves(bytes: &[u8], append: fn(&[u8], &mut Vec<u16>)) -> Option<V
   Some(out)
 }
 
-/// Runs `left` on this thread and `right` on the helper thread (or, if another
-/// caller has it, on a new thread), at the same time, and returns both results;
-/// `None`, with neither run, if no thread could be started. A panic in `right`
-/// is re-raised here (and caught at the napi boundary).
-///
-/// A caller that hands data from `left` to `right` through a channel (as the
-/// halves above do) moves the sender into `left`: if `left` panics, the sender
-/// is dropped as it unwinds, which ends `right`'s wait before `both` waits for
-/// `right`. A sender borrowed instead would hang `both` on such a panic.
-pub fn both<A, B: Send>(left: impl FnOnce() -> A, right: impl FnOnce() -> B + Send) -> Option<(A, B)> {
-  let (left, right) = match helper_thread::run_beside(left, right) {
-    Ok(both) => return Some(both),
-    Err(not_run) => not_run,
-  };
-  thread::scope(|scope| {
-    let helper = thread::Builder::new().spawn_scoped(scope, right).ok()?;
-    let left = left();
-    let right = helper.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-    Some((left, right))
-  })
-}
-
-/// Where a split job divides `len` bytes: the middle, rounded down to a page
-/// boundary. A file read as two halves (`read::read_halves`) is split here, and
-/// its conversion just after, so each thread converts the bytes it has read,
-/// which are still in its own core's cache.
-pub fn page_aligned_middle(len: usize) -> usize {
-  (len / 2) & !4095
-}
-
 /// The first index at or after the (page-aligned) middle whose byte is not a UTF-8
 /// continuation byte (at most 3 steps on in valid UTF-8); `None` if the second
 /// half has none.
-fn character_start_after_middle(bytes: &[u8]) -> Option<usize> {
+pub(super) fn character_start_after_middle(bytes: &[u8]) -> Option<usize> {
   let middle = page_aligned_middle(bytes.len());
   Some(middle + bytes[middle..].iter().position(|&b| b & 0xC0 != 0x80)?)
 }
@@ -390,7 +341,6 @@ fn character_start_after_middle(bytes: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
   use super::*;
-  use crate::simd;
 
   #[test]
   fn latin1_halves_write_each_half_in_place_or_reject_the_text() {

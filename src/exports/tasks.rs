@@ -1,19 +1,25 @@
-//! `readFileUtf8Async`: the sync pipeline (read → classify → transcode) run on
-//! libuv's thread pool as a napi-rs `Task`. The main thread only turns the
-//! finished code units into a JS string (`js_string`): O(1) for an external
-//! string, a copy of a small one otherwise (see `js_string::external_from`).
+//! The async reads: the pipeline (read → classify → transcode) run on libuv's
+//! thread pool as napi-rs `Task`s. The main thread only turns the finished code
+//! units into a JS string (`js_string`): O(1) for an external string, a copy of
+//! a small one otherwise.
+
+use std::ffi::CString;
 
 use napi::bindgen_prelude::{AsyncTask, ToNapiValue, TypeName};
 use napi::{sys, Env, Task, ValueType};
 use napi_derive::napi;
 
-use crate::js_string::{Outcome, FS_ANSWERS, MAX_STRING_LENGTH, STRING_TOO_LONG};
-use crate::read;
-use crate::transcode;
+use crate::js_string::{Outcome, FS_ANSWERS, STRING_TOO_LONG};
+use crate::limits::MAX_STRING_LENGTH;
+use crate::{pipeline, read};
 
 /// What to read.
 enum Source {
-  Path { path: Vec<u8>, flags: i32 },
+  /// A path, NUL-terminated; `None` if it has a NUL inside (fs's to reject).
+  Path {
+    path: Option<CString>,
+    flags: i32,
+  },
   Fd(i32),
 }
 
@@ -48,22 +54,20 @@ impl Task for ReadTask {
   /// On a pool thread: everything but the string creation. The read's facts
   /// (the ASCII prefix checked chunk by chunk as it read) go to the decode.
   fn compute(&mut self) -> napi::Result<Outcome> {
-    let mut bytes = Vec::new();
-    let (read, too_long) = match &self.source {
+    Ok(match &self.source {
+      Source::Path { path: None, .. } => Outcome::Failure(FS_ANSWERS),
       // Files of kMaxLength bytes or more are left to fs.promises (its answer
       // for them, a string or which error, depends on the Node version); one
       // that reaches it here grew since fstat.
-      Source::Path { path, flags } => (
-        read::read_path_limited_into(path, *flags, MAX_STRING_LENGTH, &mut bytes),
+      Source::Path {
+        path: Some(path),
+        flags,
+      } => pipeline::read_to_outcome(
+        |buf| read::read_path_limited_into(path, *flags, MAX_STRING_LENGTH, buf),
         FS_ANSWERS,
       ),
       // As the sync readFd (fs has no promise API for fds).
-      Source::Fd(fd) => (read::read_fd_into(*fd, &mut bytes), STRING_TOO_LONG),
-    };
-    Ok(match read {
-      Err(e) => e.into(),
-      Ok(_) if bytes.len() >= MAX_STRING_LENGTH => Outcome::Failure(too_long),
-      Ok(facts) => Outcome::Text(transcode::decode_read_owned(bytes, facts)),
+      Source::Fd(fd) => pipeline::read_to_outcome(|buf| read::read_fd_into(*fd, buf), STRING_TOO_LONG),
     })
   }
 
@@ -78,7 +82,7 @@ impl Task for ReadTask {
 pub fn read_path_async(path: String, flags: i32) -> AsyncTask<ReadTask> {
   AsyncTask::new(ReadTask {
     source: Source::Path {
-      path: path.into_bytes(),
+      path: CString::new(path).ok(),
       flags,
     },
   })
@@ -89,7 +93,7 @@ pub fn read_path_async(path: String, flags: i32) -> AsyncTask<ReadTask> {
 pub fn read_path_bytes_async(path: &[u8], flags: i32) -> AsyncTask<ReadTask> {
   AsyncTask::new(ReadTask {
     source: Source::Path {
-      path: path.to_vec(),
+      path: CString::new(path).ok(),
       flags,
     },
   })

@@ -1,7 +1,7 @@
-//! `readPath(path: string, flags: number): string | number`, the hot call, as a
-//! plain Node-API callback: the string-path read that `readFileUtf8` makes.
-//! Beside it `readPathLength(path, flags): number`, its read step alone, which
-//! the benchmark times to show how much of a read is reading.
+//! `readPath(path: string, flags: number): string | number`, the hot call, and
+//! `decodeUtf8(bytes, start?, end?)`, as plain Node-API callbacks. With the
+//! `bench` feature also `readPathLength(path, flags): number`, the read step
+//! alone, which the benchmark's floor suite times.
 //!
 //! A `#[napi]` function pays per call for napi-rs's generic machinery: a
 //! borrow scope opened and closed around the call, and the path argument
@@ -10,34 +10,38 @@
 //! a path that does not fit): for small files that fixed cost is a visible
 //! part of the call.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, CStr};
 use std::ptr;
 
-use napi::bindgen_prelude::Object;
-use napi::bindgen_prelude::ToNapiValue;
+use napi::bindgen_prelude::{Object, ToNapiValue};
 use napi::{sys, Env, JsValue};
 
-/// Paths up to this many UTF-8 bytes (minus the NUL) are read into the stack.
-const STACK_PATH_BYTES: usize = 1024;
+use crate::js_string::{Outcome, Reply, FS_ANSWERS};
+use crate::limits::STACK_PATH_BYTES;
+use crate::{pipeline, read};
 
 /// Reads the file at `path` opened with numeric fs `flags`: the string, or a
 /// failure code (see `js_string::Outcome`). Throws a TypeError on bad arguments
 /// (index.js never passes any).
 unsafe extern "C" fn read_path(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   with_path_and_flags(env, info, c"readPath", |path, flags| {
-    let reply = crate::read_to_string(&Env::from_raw(env), |buf| crate::read::read_path_into(path, flags, buf));
+    let reply = match path {
+      Some(path) => pipeline::read_to_string(env, |buf| read::read_path_into(path, flags, buf)),
+      None => Reply::Outcome(Outcome::Failure(FS_ANSWERS)), // a NUL inside: fs's to reject
+    };
     // SAFETY: `env` is this call's env.
-    unsafe { crate::js_string::Reply::to_napi_value(env, reply) }
+    unsafe { Reply::to_napi_value(env, reply) }
   })
 }
 
 /// `readPathLength(path, flags)`: the read step of `readPath` alone (same
-/// syscalls, same reused buffer, no string made), returning the byte count; a
-/// failed read throws an Error carrying the failure code. For the benchmark's
-/// floor suite: how long reading takes.
+/// syscalls, same buffers, no string made), returning the byte count; a failed
+/// read throws an Error carrying the failure code. Only in the bench build.
+#[cfg(feature = "bench")]
 unsafe extern "C" fn read_path_length(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   with_path_and_flags(env, info, c"readPathLength", |path, flags| {
-    let length = crate::read_only(|buf| crate::read::read_path_into(path, flags, buf))
+    let path = path.ok_or_else(|| napi::Error::from_reason(format!("read failed (code {FS_ANSWERS})")))?;
+    let length = pipeline::read_only(|buf| read::read_path_into(path, flags, buf))
       .map_err(|code| napi::Error::from_reason(format!("read failed (code {code})")))?;
     let mut value = ptr::null_mut();
     // SAFETY: `env` is this call's env; `value` receives the new number.
@@ -47,7 +51,7 @@ unsafe extern "C" fn read_path_length(env: sys::napi_env, info: sys::napi_callba
 }
 
 /// `decodeUtf8(bytes: Uint8Array, start?: number, end?: number)`: see
-/// `decode::decode_utf8`. Called for inputs of every size, so its fixed cost
+/// `pipeline::decode_to_string`. Called for inputs of every size, so its fixed cost
 /// (which the 64 B to 16 KiB decodes feel) is kept to one `napi_get_cb_info`,
 /// one `napi_get_typedarray_info` and, for a sub-range, two integer reads.
 /// lib/decode.js passes a Uint8Array and clamped integer offsets, or none
@@ -97,9 +101,9 @@ unsafe extern "C" fn decode_utf8(env: sys::napi_env, info: sys::napi_callback_in
       );
     }
   }
-  match std::panic::catch_unwind(|| crate::decode::decode_utf8(&Env::from_raw(env), bytes, start, end)) {
+  match std::panic::catch_unwind(|| pipeline::decode_to_string(env, bytes, start, end)) {
     // SAFETY: `env` is this call's env.
-    Ok(reply) => match unsafe { crate::js_string::Reply::to_napi_value(env, reply) } {
+    Ok(reply) => match unsafe { Reply::to_napi_value(env, reply) } {
       Ok(value) => value,
       Err(e) => throw(env, &format!("readfile-utf8: decodeUtf8: {}", e.reason)),
     },
@@ -130,13 +134,14 @@ fn arguments<const N: usize>(
 }
 
 /// Takes the `(path: string, flags: number)` arguments of this call and runs
-/// `body` on them, catching a panic; throws a TypeError naming `name` on bad
-/// arguments, and an Error if `body` fails or panics.
+/// `body` on them (the path NUL-terminated, `None` if it has a NUL inside),
+/// catching a panic; throws a TypeError naming `name` on bad arguments, and an
+/// Error if `body` fails or panics.
 fn with_path_and_flags(
   env: sys::napi_env,
   info: sys::napi_callback_info,
-  name: &std::ffi::CStr,
-  body: impl FnOnce(&[u8], i32) -> napi::Result<sys::napi_value> + std::panic::UnwindSafe,
+  name: &CStr,
+  body: impl FnOnce(Option<&CStr>, i32) -> napi::Result<sys::napi_value> + std::panic::UnwindSafe,
 ) -> sys::napi_value {
   let Some((_, argv)) = arguments::<2>(env, info).filter(|&(argc, _)| argc >= 2) else {
     return throw_type_error(env, name, "path, flags", "two arguments expected");
@@ -151,6 +156,7 @@ fn with_path_and_flags(
   let Some(path) = string_utf8(env, argv[0], &mut stack, &mut heap) else {
     return throw_type_error(env, name, "path, flags", "path must be a string");
   };
+  let path = CStr::from_bytes_with_nul(path).ok();
   match std::panic::catch_unwind(|| body(path, flags)) {
     Ok(Ok(value)) => value,
     Ok(Err(e)) => throw(env, &format!("readfile-utf8: {}: {}", name.to_string_lossy(), e.reason)),
@@ -161,7 +167,8 @@ fn with_path_and_flags(
   }
 }
 
-/// The UTF-8 bytes of JS string `value`: in `stack` if they fit, else in `heap`.
+/// The UTF-8 bytes of JS string `value` and the NUL after them: in `stack` if
+/// they fit, else in `heap`.
 fn string_utf8<'a>(
   env: sys::napi_env,
   value: sys::napi_value,
@@ -178,7 +185,7 @@ fn string_utf8<'a>(
   // Node stops before a character that does not fit (up to 4 bytes) and before
   // the NUL, so a string with room to spare was written whole.
   if len + 4 < stack.len() {
-    return Some(&stack[..len]);
+    return Some(&stack[..=len]);
   }
   // It may have been cut short: ask for the full length, then copy it whole.
   // SAFETY: a null buffer asks only for the length.
@@ -186,10 +193,10 @@ fn string_utf8<'a>(
   heap.resize(len + 1, 0);
   // SAFETY: `heap` is writable for len + 1 bytes.
   unsafe { sys::napi_get_value_string_utf8(env, value, heap.as_mut_ptr().cast::<c_char>(), heap.len(), &mut len) };
-  Some(&heap[..len])
+  Some(&heap[..=len])
 }
 
-fn throw_type_error(env: sys::napi_env, name: &std::ffi::CStr, params: &str, problem: &str) -> sys::napi_value {
+fn throw_type_error(env: sys::napi_env, name: &CStr, params: &str, problem: &str) -> sys::napi_value {
   let message = format!("{}({params}): {problem}", name.to_string_lossy());
   throw_with(sys::napi_throw_type_error, env, &message)
 }
@@ -211,14 +218,15 @@ fn throw_with(
   ptr::null_mut()
 }
 
-/// Adds `readPath`, `readPathLength` and `decodeUtf8` to the module's exports.
-pub fn register(env: &Env, exports: &Object) -> napi::Result<()> {
-  let functions: [(&std::ffi::CStr, sys::napi_callback); 3] = [
+/// Adds the callbacks above to the module's exports.
+pub(super) fn register(env: &Env, exports: &Object) -> napi::Result<()> {
+  let functions: &[(&CStr, sys::napi_callback)] = &[
     (c"readPath", Some(read_path)),
-    (c"readPathLength", Some(read_path_length)),
     (c"decodeUtf8", Some(decode_utf8)),
+    #[cfg(feature = "bench")]
+    (c"readPathLength", Some(read_path_length)),
   ];
-  for (name, callback) in functions {
+  for &(name, callback) in functions {
     let mut function = ptr::null_mut();
     // SAFETY: `name` is NUL-terminated (length -1: up to the NUL); `callback`
     // has the callback signature and needs no data pointer.

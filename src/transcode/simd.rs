@@ -34,12 +34,21 @@ fn self_test() -> bool {
     && whole == expected_utf16
     && append_utf16_up_to_error(b"ok \xff", &mut cut) == 3
     && cut == [0x6f, 0x6b, 0x20]
-    && try_latin1(latin1.as_bytes(), false) == Some(latin1.chars().map(|c| c as u8).collect::<Vec<u8>>())
-    && try_latin1(b"\xc3", false).is_none()
+    && latin1_of(latin1.as_bytes()) == Some(latin1.chars().map(|c| c as u8).collect::<Vec<u8>>())
+    && latin1_of(b"\xc3").is_none()
+}
+
+/// Latin-1 of `bytes`, for the self-test; `None` if they do not convert.
+fn latin1_of(bytes: &[u8]) -> Option<Vec<u8>> {
+  let mut out = Vec::with_capacity(bytes.len());
+  let written = latin1_into(bytes, out.spare_capacity_mut());
+  // SAFETY: latin1_into initialised the first `written` bytes of the spare capacity.
+  unsafe { out.set_len(written) };
+  (written > 0).then_some(out)
 }
 
 /// Appends the UTF-16 of `src` to `dst`.
-pub fn append_utf16(src: &str, dst: &mut Vec<u16>) {
+pub(crate) fn append_utf16(src: &str, dst: &mut Vec<u16>) {
   dst.reserve(src.len());
   let written = utf16_into(src.as_bytes(), dst.spare_capacity_mut());
   debug_assert!(written > 0 || src.is_empty(), "valid input always converts");
@@ -50,7 +59,7 @@ pub fn append_utf16(src: &str, dst: &mut Vec<u16>) {
 /// Appends to `dst` the UTF-16 of the part of `bytes` before simdutf's first
 /// error, validating and converting in one pass; returns that part's length
 /// (`bytes.len()` if there is no error). The caller confirms the error is where
-/// simdutf says (see `transcode::append_lossy_simd`).
+/// simdutf says (see `lossy::append_lossy_simd`).
 pub fn append_utf16_up_to_error(bytes: &[u8], dst: &mut Vec<u16>) -> usize {
   dst.reserve(bytes.len());
   let (valid, units) = utf16_up_to_error_into(bytes, dst.spare_capacity_mut());
@@ -65,7 +74,7 @@ pub fn append_utf16_up_to_error(bytes: &[u8], dst: &mut Vec<u16>) -> usize {
 /// On an error simdutf returns the error's position, not the units written:
 /// they are counted again over the valid part (a counting pass over bytes just
 /// read, much cheaper than the second validation it replaces).
-pub fn utf16_up_to_error_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> (usize, usize) {
+pub(crate) fn utf16_up_to_error_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> (usize, usize) {
   assert!(room.len() >= bytes.len(), "room for one unit per byte");
   // SAFETY: `room` has at least `bytes.len()` units, the most any input of that
   // length converts to; the borrows cannot overlap.
@@ -80,25 +89,19 @@ pub fn utf16_up_to_error_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> (u
   (valid, units.min(room.len()))
 }
 
-/// Latin-1 of `bytes` if they are valid UTF-8 with every code point ≤ U+00FF
-/// (one validating pass, on two threads if `split`); `None` otherwise.
-pub fn try_latin1(bytes: &[u8], split: bool) -> Option<Vec<u8>> {
-  crate::parallel::convert(bytes, &crate::parallel::LATIN1, split)
-}
-
 /// The Latin-1 length of valid UTF-8 `bytes`: their count of characters (of
 /// bytes that are not continuation bytes). Any count for invalid input.
-pub fn latin1_length(bytes: &[u8]) -> usize {
+pub(crate) fn latin1_length(bytes: &[u8]) -> usize {
   simdutf::latin1_length_from_utf8(bytes)
 }
 
 /// Validates and converts `bytes` to UTF-16 at the start of `dst`; returns the
 /// units written, 0 if `bytes` is not valid UTF-8.
 ///
-/// simdutf's validating converter measured faster (AVX-512) than its
-/// convert-valid one preceded by a length pass, and needs no separate
-/// validation. Its output is sized for the worst case: one unit per byte.
-pub fn utf16_into(bytes: &[u8], dst: &mut [MaybeUninit<u16>]) -> usize {
+/// The validating converter, not a length pass then the convert-valid one: it
+/// needs no separate validation. Its output is sized for the worst case: one
+/// unit per byte.
+pub(crate) fn utf16_into(bytes: &[u8], dst: &mut [MaybeUninit<u16>]) -> usize {
   assert!(dst.len() >= bytes.len(), "room for one unit per byte");
   // SAFETY: `dst` has room for `bytes.len()` units, the most any input of that
   // length converts to; the borrows cannot overlap. simdutf returns 0 on invalid input.
@@ -108,13 +111,13 @@ pub fn utf16_into(bytes: &[u8], dst: &mut [MaybeUninit<u16>]) -> usize {
 
 /// The UTF-16 length of valid UTF-8 `bytes`: their count of units. Any count
 /// for invalid input.
-pub fn utf16_length(bytes: &[u8]) -> usize {
+pub(crate) fn utf16_length(bytes: &[u8]) -> usize {
   simdutf::utf16_length_from_utf8(bytes)
 }
 
 /// Validates and converts `bytes` to Latin-1 at the start of `dst`; returns the
 /// bytes written, 0 if `bytes` is not valid UTF-8 or has a code point > U+00FF.
-pub fn latin1_into(bytes: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
+pub(crate) fn latin1_into(bytes: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
   assert!(dst.len() >= bytes.len(), "room for one byte per byte");
   // SAFETY: `dst` has room for `bytes.len()` bytes; each output byte consumes at
   // least one input byte. simdutf returns 0 (and stops) on input it cannot convert.

@@ -1,5 +1,5 @@
 //! A second thread that stays, for the half of a split job that the calling
-//! thread does not do itself (`parallel::both`).
+//! thread does not do itself (`super::both`).
 //!
 //! A thread started per call (stack mmap, clone, munmap) costs more than the
 //! split of a 1 MiB read saves; handing a task to a thread that waits for one
@@ -16,12 +16,8 @@ use std::time::{Duration, Instant};
 
 type Task = Box<dyn FnOnce() + Send + 'static>;
 
-/// How long a caller that finished its half first spins before it sleeps: the
-/// halves are of equal size, so the helper's usually ends within microseconds.
-/// And how long the helper spins for a next task before it sleeps: a caller
-/// reading large files one after the other hands them over microseconds apart.
 /// While the other side spins, no futex wake is needed to reach it.
-const SPIN_FOR: Duration = Duration::from_micros(50);
+const SPIN_FOR: Duration = crate::limits::HELPER_SPIN_FOR;
 
 struct Helper {
   /// The process that started the helper: a child made by fork(2) without
@@ -46,7 +42,7 @@ struct Helper {
 static HELPER: OnceLock<Option<&'static Helper>> = OnceLock::new();
 
 /// The helper, started on first use; `None` if no thread could be started (not
-/// retried: each split then starts a thread of its own, as `parallel::both`
+/// retried: each split then starts a thread of its own, as `super::both`
 /// does for a busy helper).
 fn helper() -> Option<&'static Helper> {
   *HELPER.get_or_init(|| {
@@ -158,7 +154,7 @@ impl Drop for WaitForHelper {
 /// Runs `right` on the helper and `left` on this thread, at the same time, and
 /// returns both results. `Err((left, right))`, with neither run, if the helper
 /// is busy or could not be started. A panic in `right` is re-raised here.
-pub fn run_beside<A, B, L, R>(left: L, right: R) -> Result<(A, B), (L, R)>
+pub(super) fn run_beside<A, B, L, R>(left: L, right: R) -> Result<(A, B), (L, R)>
 where
   B: Send,
   L: FnOnce() -> A,
@@ -270,9 +266,10 @@ mod tests {
   #[test]
   fn a_child_forked_without_exec_does_not_wait_for_a_helper_it_lacks() {
     let _one = lock(&ONE_AT_A_TIME);
-    assert_eq!(on_the_helper(|| 1, || 2), (1, 2)); // this process has its helper
-                                                   // SAFETY: the child only calls run_beside, which refuses before it locks or
-                                                   // allocates, and ends with _exit; alarm ends it if it waits instead.
+    // This process has its helper.
+    assert_eq!(on_the_helper(|| 1, || 2), (1, 2));
+    // SAFETY: the child only calls run_beside, which refuses before it locks or
+    // allocates, and ends with _exit; alarm ends it if it waits instead.
     let child = unsafe { libc::fork() };
     assert!(child >= 0, "fork failed");
     if child == 0 {

@@ -1,0 +1,55 @@
+//! Every JS entry point of the addon, and nothing else: each takes its
+//! arguments and calls one `pipeline` function. index.js and lib/ are the only
+//! callers; they pass well-formed arguments and turn failure codes into fs's
+//! errors (lib/errors.js).
+//!
+//! - `readPath` (string path), `decodeUtf8` (and the bench build's
+//!   `readPathLength`): plain Node-API callbacks (`raw`), for the lowest fixed
+//!   cost per call;
+//! - `readPathBytes` (Buffer path), `readFd`, `engine`, `reader`: `#[napi]`
+//!   functions below;
+//! - `readPathAsync`, `readPathBytesAsync`, `readFdAsync`: tasks on libuv's
+//!   thread pool (`tasks`).
+
+mod raw;
+mod tasks;
+
+use napi::bindgen_prelude::{Object, Uint8Array};
+use napi::Env;
+use napi_derive::napi;
+
+use crate::js_string::Reply;
+use crate::{pipeline, read, transcode};
+
+/// Reads the file at `path` given as raw bytes (a Buffer path) opened with
+/// numeric fs `flags`: the string, or a failure code.
+#[napi(js_name = "readPathBytes", catch_unwind, ts_return_type = "string | number")]
+pub fn read_path_bytes(env: Env, path: Uint8Array, flags: i32) -> Reply {
+  pipeline::read_to_string(env.raw(), |buf| {
+    read::with_terminated(&path, |path| read::read_path_into(path, flags, buf))
+  })
+}
+
+/// Reads from an open fd's current position to EOF, leaving the fd open.
+#[napi(js_name = "readFd", catch_unwind, ts_return_type = "string | number")]
+pub fn read_fd(env: Env, fd: i32) -> Reply {
+  pipeline::read_to_string(env.raw(), |buf| read::read_fd_into(fd, buf))
+}
+
+/// Which UTF-8 engine this process uses ("simdutf" or "fallback").
+#[napi(js_name = "engine")]
+pub fn engine() -> &'static str {
+  transcode::engine()
+}
+
+/// Which reader this build has ("syscalls" or "portable"; see `read`).
+#[napi(js_name = "reader")]
+pub fn reader() -> &'static str {
+  read::READER
+}
+
+/// Adds the plain callbacks (`raw`) to the exports napi-rs builds.
+#[napi(module_exports)]
+pub fn init(exports: Object, env: Env) -> napi::Result<()> {
+  raw::register(&env, &exports)
+}

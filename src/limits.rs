@@ -1,0 +1,133 @@
+//! Every size and time threshold of the pipeline, in the order the data meets
+//! them, each with why it is where it is. The figures behind them are in the
+//! commit history and in `benchmark/RESULTS.md`, not here.
+
+use std::time::Duration;
+
+// ── arguments ─────────────────────────────────────────────────────────────
+
+/// Paths up to this many UTF-8 bytes (minus the NUL) are NUL-terminated on the
+/// stack, longer ones on the heap: a heap copy per call is a visible part of a
+/// small file's read.
+pub(crate) const STACK_PATH_BYTES: usize = 1024;
+
+// ── read ──────────────────────────────────────────────────────────────────
+
+/// V8's `String::kMaxLength` on 64-bit Node 20–26: 2^29 − 24 characters. Node's
+/// readFileSync(p, 'utf8') refuses a file of this many *bytes* or more,
+/// whatever it decodes to, so no byte past it is worth reading.
+pub(crate) const MAX_STRING_LENGTH: usize = 0x1fff_ffe8;
+
+/// First buffer for files whose size is unknown (st_size 0 or not regular):
+/// procfs and pipes mostly hold little.
+pub(crate) const UNKNOWN_SIZE_FIRST_CHUNK: usize = 8 * 1024;
+
+/// Files from this size on are read as two halves by two threads (where the
+/// reader can), and their conversion is split the same way: each core then
+/// converts the half still in its own cache.
+pub(crate) const SPLIT_READ_MIN_BYTES: usize = 1 << 20;
+
+/// Files from this size on that are not split are read in chunks checked for
+/// ASCII while still in cache, which spares `classify` a pass over cold memory.
+#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
+pub(crate) const CHUNKED_READ_MIN_BYTES: usize = 1 << 20;
+/// The chunk of such a read: a fraction of a core's L2 cache.
+#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
+pub(crate) const READ_CHUNK_BYTES: usize = 256 * 1024;
+
+// ── two threads ───────────────────────────────────────────────────────────
+
+/// How long a caller that finished its half first spins before it sleeps (the
+/// halves are equal, so the other usually ends within microseconds), and how
+/// long the helper thread spins for a next task before it sleeps.
+pub(crate) const HELPER_SPIN_FOR: Duration = Duration::from_micros(50);
+
+// ── transcode ─────────────────────────────────────────────────────────────
+
+/// Inputs not read in halves (decodeUtf8's buffers) are converted on two
+/// threads from this size on; below it the second core's cold reads of the
+/// other half cost what the split saves.
+pub const PARALLEL_MIN_BYTES: usize = 4 << 20;
+
+/// Lossy decodes not split where their read was are split from this size on:
+/// their right half's units must be copied after the left's, which only a
+/// large input repays.
+pub const LOSSY_PARALLEL_MIN_BYTES: usize = 8 << 20;
+
+/// How much of a half is checked for an error (or for a byte above 0xC3)
+/// before its units are counted: a count is a pass over the whole half, which
+/// text refused at its start would waste.
+pub(crate) const EARLY_CHECK_BYTES: usize = 64 * 1024;
+
+/// Below this many bytes, the end of an exactly-sized conversion goes through
+/// a buffer on the stack (the converters want room for one unit per byte).
+pub(crate) const EXACT_TAIL_BYTES: usize = 128;
+
+/// Once there is more than one error per this many bytes decoded (and at
+/// least `DENSE_MIN_ERRORS` errors), the SIMD route's per-error cost exceeds
+/// the scalar decoder's, which then takes the rest.
+pub(crate) const DENSE_ERROR_SPACING: usize = 64;
+/// See `DENSE_ERROR_SPACING`.
+pub(crate) const DENSE_MIN_ERRORS: usize = 16;
+
+// ── JS string ─────────────────────────────────────────────────────────────
+
+/// From how many bytes of string data a string is made external rather than
+/// copied into V8's heap, per code-unit width.
+pub(crate) struct ExternalFrom {
+  /// One-byte data we own (a read buffer of ASCII, transcoded Latin-1).
+  pub(crate) one_byte: usize,
+  /// Two-byte data (transcoded UTF-16).
+  pub(crate) two_byte: usize,
+}
+
+/// Node 20–24: copies into V8's heap are slow enough that external strings win
+/// from the size where a copy stops being cheap.
+pub(crate) const EXTERNAL_FROM_BEFORE_26: ExternalFrom = ExternalFrom {
+  one_byte: 64 << 10,
+  two_byte: 64 << 10,
+};
+
+/// Node 26 copies one-byte strings much faster: copies win up to the size
+/// where they land in V8's large-object space, whose fresh pages fault in;
+/// two-byte strings from V8's largest young-generation object on.
+pub(crate) const EXTERNAL_FROM_26: ExternalFrom = ExternalFrom {
+  one_byte: 512 << 10,
+  two_byte: 128 << 10,
+};
+
+/// ASCII a caller keeps (decodeUtf8's input) shorter than this is copied
+/// straight into V8's heap, whatever `ExternalFrom` says: it must be copied
+/// either way, and up to V8's largest young-generation object that copy is
+/// cheaper than a buffer of ours whose finalizer brings on full GCs.
+pub(crate) const BORROWED_ASCII_COPY_BELOW: usize = 128 << 10;
+
+// ── buffers ───────────────────────────────────────────────────────────────
+
+/// Buffers smaller than this are not shared between threads: each thread keeps
+/// a few for its next small string (glibc's own per-thread cache stops at about
+/// 1 KiB, and a fresh buffer comes back cold).
+pub(crate) const SHARED_MIN_BYTES: usize = 64 * 1024;
+
+/// How many small buffers of each element type a thread keeps: a read buffer
+/// and a conversion's output are in use at the same time.
+pub(crate) const LOCAL_KEEP: usize = 2;
+
+/// Most memory the shared pool keeps idle, per element type. Bounds the peak a
+/// burst of large strings can leave behind until `KEEP_IDLE_FOR` frees it.
+pub(crate) const SHARED_MAX_BYTES: usize = 256 << 20;
+
+/// A pooled buffer serves a request if its capacity is at most this many times
+/// the request, so little memory is held idle behind a string.
+pub(crate) const MAX_WASTE_FACTOR: usize = 2;
+
+/// How long a shared buffer is kept unused before it is freed (by a thread
+/// that runs only while the pool holds something): a loop of reads reuses it,
+/// and memory goes back to the system soon after the work stops.
+pub(crate) const KEEP_IDLE_FOR: Duration = Duration::from_millis(500);
+
+/// Buffers from this size on are rounded up to whole steps of it, so that one
+/// fits the next request of about the same size (a read asks for n + 1 bytes,
+/// its Latin-1 output for n). Address space only: pages never written cost
+/// nothing.
+pub(crate) const LARGE_STEP_BYTES: usize = 2 << 20;

@@ -1,0 +1,83 @@
+//! The pipeline end to end, once per kind of call: read → classify/transcode
+//! (`transcode::decode`) → JS string (`js_string`). The exports only take their
+//! arguments and call one of these.
+
+use napi::sys;
+
+use crate::buffers;
+use crate::js_string::{self, Outcome, Reply, STRING_TOO_LONG};
+use crate::limits::MAX_STRING_LENGTH;
+use crate::read::{ReadError, ReadFacts};
+use crate::transcode::{self, Decoded};
+
+/// Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or
+/// more, whatever it decodes to, and so do we.
+fn too_long_for_a_file(bytes: &[u8]) -> bool {
+  bytes.len() >= MAX_STRING_LENGTH
+}
+
+/// A synchronous read on the JS thread: reads with `read` into a reused buffer
+/// and makes the string, or returns a failure code. Small ASCII is copied from
+/// the read buffer into V8's heap, and the buffer goes back for the next read.
+pub(crate) fn read_to_string(
+  env: sys::napi_env,
+  read: impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError>,
+) -> Reply {
+  let mut buf = Vec::new();
+  let reply = match read(&mut buf) {
+    Err(e) => Reply::Outcome(e.into()),
+    Ok(_) if too_long_for_a_file(&buf) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
+    Ok(facts) => match transcode::decode(&buf, facts) {
+      Decoded::Ascii => js_string::from_read_ascii(env, &mut buf),
+      Decoded::Text(text) => Reply::Outcome(Outcome::Text(text)),
+    },
+  };
+  buffers::give(buf);
+  reply
+}
+
+/// A read off the JS thread (libuv's pool): everything but making the string,
+/// which the JS thread does from the returned code units. `too_long` is the
+/// failure for a file of kMaxLength bytes or more.
+pub(crate) fn read_to_outcome(
+  read: impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError>,
+  too_long: i32,
+) -> Outcome {
+  let mut buf = Vec::new();
+  match read(&mut buf) {
+    Err(e) => {
+      buffers::give(buf);
+      e.into()
+    }
+    Ok(_) if too_long_for_a_file(&buf) => {
+      buffers::give(buf);
+      Outcome::Failure(too_long)
+    }
+    Ok(facts) => Outcome::Text(transcode::decode(&buf, facts).owning(buf)),
+  }
+}
+
+/// `decodeUtf8`: the string for `input[start..end]`, `===` to
+/// `buffer.toString('utf8', start, end)`. The JS layer has clamped
+/// `0 <= start <= end <= input.len()`; we clamp again so that no input can
+/// index out of bounds. ASCII goes from the caller's memory straight into V8's
+/// copy constructor, other text is transcoded into a buffer of ours.
+pub(crate) fn decode_to_string(env: sys::napi_env, input: &[u8], start: i64, end: i64) -> Reply {
+  let end = (end.max(0) as usize).min(input.len());
+  let start = (start.max(0) as usize).min(end);
+  let bytes = &input[start..end];
+  match transcode::decode(bytes, ReadFacts::default()) {
+    Decoded::Ascii => js_string::from_callers_ascii(env, bytes),
+    Decoded::Text(text) => Reply::Outcome(Outcome::Text(text)),
+  }
+}
+
+/// The read step alone (same syscalls and buffers, no string made): the byte
+/// count, or the failure code. For the benchmark's floor suite only.
+#[cfg(feature = "bench")]
+pub(crate) fn read_only(read: impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError>) -> Result<usize, i32> {
+  let mut buf = Vec::new();
+  let result = read(&mut buf).map(|_| buf.len()).map_err(js_string::failure_code);
+  buffers::give(buf);
+  result
+}

@@ -1,0 +1,201 @@
+//! U+FFFD replacement exactly as Node does (WHATWG: one U+FFFD per maximal
+//! invalid subpart, a BOM kept as U+FEFF), for invalid text on both engines
+//! and, with simdutf, for all wide text (valid text has no error to replace,
+//! so it costs one validating conversion).
+
+use std::mem::MaybeUninit;
+
+use super::{halves, simd};
+use crate::buffers;
+use crate::limits::{DENSE_ERROR_SPACING, DENSE_MIN_ERRORS, LOSSY_PARALLEL_MIN_BYTES};
+
+/// encoding_rs's lossy decoder: scalar, but the fastest choice when errors are dense.
+fn append_lossy_scalar(bytes: &[u8], out: &mut Vec<u16>) {
+  let start = out.len();
+  out.resize(start + bytes.len() + 1, 0);
+  let written = encoding_rs::mem::convert_utf8_to_utf16(bytes, &mut out[start..]);
+  out.truncate(start + written);
+}
+
+/// Any bytes decoded to UTF-16 with U+FFFD replacement: invalid input on both
+/// routes, and with simdutf all wide text (valid text has no error to replace).
+/// Large inputs are decoded as two halves on two threads (see
+/// `halves::append_halves`).
+pub(super) fn decode_lossy(bytes: &[u8], simd: bool) -> Vec<u16> {
+  let append = if simd { append_lossy_simd } else { append_lossy_scalar };
+  if bytes.len() >= LOSSY_PARALLEL_MIN_BYTES {
+    if let Some(out) = halves::append_halves(bytes, append) {
+      return out;
+    }
+  }
+  // encoding_rs wants one unit of room more than the input's length.
+  let mut out = buffers::take(bytes.len() + 1);
+  append(bytes, &mut out);
+  out
+}
+
+/// Validate and convert each valid run in one simdutf pass, write U+FFFD for
+/// the maximal invalid subpart after it (std's `error_len`, which is exactly
+/// WHATWG's), continue after that. Where errors turn out dense, the rest goes
+/// to encoding_rs, whose WHATWG decoder gives the same result from any point
+/// just after an error. One pass beats validating first and converting after.
+pub(super) fn append_lossy_simd(bytes: &[u8], out: &mut Vec<u16>) {
+  let mut rest = bytes;
+  let mut errors = 0;
+  loop {
+    let start = out.len();
+    let valid = simd::append_utf16_up_to_error(rest, out);
+    if valid == rest.len() {
+      return;
+    }
+    let Some(invalid) = maximal_subpart_at(rest, valid) else {
+      // simdutf's error position is not where std puts the error: trust std.
+      out.truncate(start);
+      append_lossy_checked(rest, out);
+      return;
+    };
+    out.push(0xFFFD);
+    errors += 1;
+    rest = &rest[valid + invalid..];
+    let consumed = bytes.len() - rest.len();
+    if errors >= DENSE_MIN_ERRORS && errors * DENSE_ERROR_SPACING > consumed {
+      append_lossy_scalar(rest, out);
+      return;
+    }
+  }
+}
+
+/// `append_lossy_simd` into `room` (room for one unit per byte and one more),
+/// for the right half of `halves::decode_halves`: the text up to the first
+/// error is converted in place, only what follows it goes through a buffer of
+/// its own. Returns the units written.
+pub(super) fn decode_lossy_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
+  let (valid, units) = simd::utf16_up_to_error_into(bytes, room);
+  if valid == bytes.len() {
+    return units;
+  }
+  // Where simdutf's error is not where std puts it, all of it goes the slow way.
+  let (start, units) = if maximal_subpart_at(bytes, valid).is_some() {
+    (valid, units)
+  } else {
+    (0, 0)
+  };
+  let mut rest: Vec<u16> = buffers::take(bytes.len() - start + 1);
+  append_lossy_simd(&bytes[start..], &mut rest);
+  room[units..units + rest.len()].write_copy_of_slice(&rest);
+  let written = units + rest.len();
+  buffers::give(rest);
+  written
+}
+
+/// The length of the maximal invalid subpart at `at`, if `bytes[..at]` ends on
+/// a whole character and an invalid sequence starts at `at`; `None` otherwise.
+/// Looks at a few bytes either side only: the part before is taken as checked.
+fn maximal_subpart_at(bytes: &[u8], at: usize) -> Option<usize> {
+  // The last character before `at` must be whole (its lead is at most 3 back).
+  if let Some(lead) = (at.saturating_sub(4)..at).rev().find(|&i| bytes[i] & 0xC0 != 0x80) {
+    std::str::from_utf8(&bytes[lead..at]).ok()?;
+  } else if at > 0 {
+    return None; // only continuation bytes before `at`
+  }
+  // A sequence is whole or broken within 4 bytes.
+  let window = &bytes[at..bytes.len().min(at + 4)];
+  match std::str::from_utf8(window) {
+    Err(e) if e.valid_up_to() == 0 => Some(e.error_len().unwrap_or(window.len())),
+    _ => None,
+  }
+}
+
+/// The lossy decoder that validates with simdutf8 before converting each run:
+/// a pass more than `append_lossy_simd`, kept for the case where simdutf's and
+/// std's error positions disagree.
+fn append_lossy_checked(bytes: &[u8], out: &mut Vec<u16>) {
+  let mut rest = bytes;
+  loop {
+    let (valid, after_error) = split_at_first_error(rest);
+    simd::append_utf16(valid, out);
+    let Some(after_error) = after_error else {
+      return;
+    };
+    out.push(0xFFFD);
+    rest = after_error;
+  }
+}
+
+/// Splits `bytes` into its valid UTF-8 prefix and what follows the first maximal
+/// invalid subpart (`None` if there is no error). A sequence truncated by the
+/// end of input is one subpart that reaches the end.
+fn split_at_first_error(bytes: &[u8]) -> (&str, Option<&[u8]>) {
+  match simdutf8::compat::from_utf8(bytes) {
+    Ok(valid) => (valid, None),
+    Err(e) => {
+      let (prefix, tail) = bytes.split_at(e.valid_up_to());
+      // SAFETY: simdutf8 just validated `prefix` (everything before the error).
+      let valid = unsafe { std::str::from_utf8_unchecked(prefix) };
+      (valid, Some(&tail[e.error_len().unwrap_or(tail.len())..]))
+    }
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn reference(bytes: &[u8]) -> Vec<u16> {
+    String::from_utf8_lossy(bytes).encode_utf16().collect()
+  }
+
+  #[test]
+  fn maximal_subpart_at_confirms_only_true_error_positions() {
+    let text = "a\u{e9}\u{4e2d}\u{1f600}".as_bytes(); // 1 + 2 + 3 + 4 bytes
+    let with = |tail: &[u8]| [text, tail].concat();
+    // True error starts, after a whole character: std's error_len.
+    assert_eq!(maximal_subpart_at(&with(b"\xff"), 10), Some(1));
+    assert_eq!(maximal_subpart_at(&with(b"\xe4\xb8A"), 10), Some(2));
+    assert_eq!(
+      maximal_subpart_at(&with(b"\xf0\x9f\x98"), 10),
+      Some(3),
+      "truncated at the end"
+    );
+    assert_eq!(maximal_subpart_at(b"\x80", 0), Some(1));
+    // Not an error start: a valid character, or inside a broken sequence.
+    assert_eq!(maximal_subpart_at(&with(b"ok"), 10), None);
+    assert_eq!(maximal_subpart_at(&with(b"\xe4\xb8A"), 11), None, "the lead is before");
+    assert_eq!(maximal_subpart_at(&with(b"\xe4\xb8A"), 12), None, "after the subpart");
+    // The part before does not end on a whole character.
+    assert_eq!(maximal_subpart_at(text, 9), None);
+    assert_eq!(maximal_subpart_at(b"\x80\x80\x80\x80\xff", 4), None);
+  }
+
+  #[test]
+  fn the_checked_fallback_matches_std_lossy() {
+    let mut bytes = "\u{e9}x\u{4e2d}\u{1f600}".repeat(3000).into_bytes();
+    for (n, i) in (5..bytes.len()).step_by(331).enumerate() {
+      bytes[i] = [0xff, 0x80, 0xe4, 0xf0, 0xc0][n % 5];
+    }
+    bytes.extend_from_slice(b"\xf0\x9f\x98");
+    let mut out = Vec::new();
+    append_lossy_checked(&bytes, &mut out);
+    assert_eq!(out, reference(&bytes));
+  }
+
+  #[test]
+  fn decode_lossy_into_resumes_after_the_valid_part() {
+    if !simd::available() {
+      return;
+    }
+    for bytes in [
+      &b"abc"[..],
+      b"ab\xffcd",
+      b"\xe4\xb8\xad\xe4\xb8",
+      b"\x80",
+      b"\xf0\x9f\x98\x80\xed\xa0\x80z",
+    ] {
+      let mut room = vec![MaybeUninit::<u16>::uninit(); bytes.len() + 1];
+      let n = decode_lossy_into(bytes, &mut room);
+      // SAFETY: `decode_lossy_into` initialised the first `n` units.
+      let got: Vec<u16> = room[..n].iter().map(|u| unsafe { u.assume_init() }).collect();
+      assert_eq!(got, reference(bytes), "{bytes:x?}");
+    }
+  }
+}
