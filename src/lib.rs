@@ -23,6 +23,12 @@ mod read;
 mod transcode;
 mod two_threads;
 
+/// This library's own large buffers are mapped and unmapped directly, so that
+/// freeing one gives its memory back (see `buffers::mapped`).
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: buffers::mapped::LargeMapped = buffers::mapped::LargeMapped;
+
 /// What the integration tests (`tests/`) check directly: the pure-Rust steps,
 /// without Node. Not an API.
 #[doc(hidden)]

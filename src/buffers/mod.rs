@@ -12,6 +12,12 @@
 //!   threads. It is bounded in bytes, and a reaper thread, running only while
 //!   the pool holds something, frees every buffer idle for `KEEP_IDLE_FOR`: the
 //!   memory a burst of reads used goes back to the system soon after it ends.
+//!
+//! Large blocks are mapped straight from the kernel (`mapped`), so that a
+//! buffer freed is memory given back, whichever thread allocated it.
+
+#[cfg(target_os = "linux")]
+pub(crate) mod mapped;
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};

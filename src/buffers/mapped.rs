@@ -1,0 +1,144 @@
+//! The allocator of this library's own memory (Rust code only: Node and V8 keep
+//! theirs): large blocks are mapped straight from the kernel and unmapped when
+//! freed, everything else goes to the system allocator.
+//!
+//! glibc serves a block below its mmap threshold from an arena, and it raises
+//! that threshold to the size of every mapped block freed: after the first
+//! large string, large buffers came from the arenas of libuv's threads, and
+//! freeing them left the arenas' pages resident. Mapped directly, a freed
+//! buffer is memory the process no longer holds.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::ptr;
+
+use crate::limits::SHARED_MIN_BYTES;
+
+/// Blocks of this size or more (the ones `buffers` shares) are mapped.
+const MAP_FROM_BYTES: usize = SHARED_MIN_BYTES;
+
+/// mmap returns page-aligned memory: enough for any alignment up to a page.
+const MAPPED_ALIGN: usize = 4096;
+
+/// See the module's documentation.
+pub(crate) struct LargeMapped;
+
+fn mapped(size: usize, align: usize) -> bool {
+  size >= MAP_FROM_BYTES && align <= MAPPED_ALIGN
+}
+
+fn map(size: usize) -> *mut u8 {
+  // SAFETY: an anonymous private mapping of `size` bytes; no existing memory is touched.
+  let p = unsafe {
+    libc::mmap(
+      ptr::null_mut(),
+      size,
+      libc::PROT_READ | libc::PROT_WRITE,
+      libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+      -1,
+      0,
+    )
+  };
+  if p == libc::MAP_FAILED {
+    ptr::null_mut()
+  } else {
+    p.cast()
+  }
+}
+
+// SAFETY: every block is either mapped here and unmapped here (the same
+// `mapped` test on the same size and alignment decides both), or allocated and
+// freed by `System`; mapped blocks are page-aligned and zeroed, as
+// `alloc_zeroed` requires.
+unsafe impl GlobalAlloc for LargeMapped {
+  unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+    if mapped(layout.size(), layout.align()) {
+      return map(layout.size());
+    }
+    // SAFETY: forwarded with the caller's layout, which meets `alloc`'s contract.
+    unsafe { System.alloc(layout) }
+  }
+
+  unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+    if mapped(layout.size(), layout.align()) {
+      return map(layout.size()); // anonymous mappings are zero-filled
+    }
+    // SAFETY: forwarded with the caller's layout.
+    unsafe { System.alloc_zeroed(layout) }
+  }
+
+  unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+    if mapped(layout.size(), layout.align()) {
+      // SAFETY: `ptr` was mapped by `map` with this size (same layout) and is
+      // not used again by the caller.
+      unsafe { libc::munmap(ptr.cast(), layout.size()) };
+      return;
+    }
+    // SAFETY: `ptr` came from `System` with this layout.
+    unsafe { System.dealloc(ptr, layout) }
+  }
+
+  unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+    let align = layout.align();
+    match (mapped(layout.size(), align), mapped(new_size, align)) {
+      (false, false) => {
+        // SAFETY: `ptr` came from `System` with `layout`; the caller meets realloc's contract.
+        unsafe { System.realloc(ptr, layout, new_size) }
+      }
+      (true, true) => {
+        // SAFETY: `ptr` is a mapping of `layout.size()` bytes made by `map`;
+        // mremap moves or resizes it whole, keeping its contents.
+        let p = unsafe { libc::mremap(ptr.cast(), layout.size(), new_size, libc::MREMAP_MAYMOVE) };
+        if p == libc::MAP_FAILED {
+          ptr::null_mut()
+        } else {
+          p.cast()
+        }
+      }
+      _ => {
+        // Crossing the threshold: a new block of the other kind, the contents copied.
+        // SAFETY: `new_size` is non-zero and `align` a valid alignment (from `layout`).
+        let new_layout = unsafe { Layout::from_size_align_unchecked(new_size, align) };
+        // SAFETY: a fresh block of `new_layout`.
+        let new = unsafe { self.alloc(new_layout) };
+        if !new.is_null() {
+          // SAFETY: both blocks are valid for the smaller size and do not overlap;
+          // `ptr` is freed with the layout it was allocated with.
+          unsafe {
+            ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
+            self.dealloc(ptr, layout);
+          }
+        }
+        new
+      }
+    }
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn blocks_cross_the_threshold_both_ways_with_their_contents() {
+    let a = LargeMapped;
+    let small = Layout::from_size_align(1000, 8).unwrap();
+    // SAFETY: each block is used within its size and freed once with its layout.
+    unsafe {
+      let p = a.alloc(small);
+      p.write_bytes(7, 1000);
+      let big = a.realloc(p, small, MAP_FROM_BYTES * 3);
+      assert_eq!(*big.add(999), 7);
+      big.add(MAP_FROM_BYTES * 3 - 1).write(9);
+      let big_layout = Layout::from_size_align(MAP_FROM_BYTES * 3, 8).unwrap();
+      let bigger = a.realloc(big, big_layout, MAP_FROM_BYTES * 40);
+      assert_eq!((*bigger, *bigger.add(MAP_FROM_BYTES * 3 - 1)), (7, 9));
+      let bigger_layout = Layout::from_size_align(MAP_FROM_BYTES * 40, 8).unwrap();
+      let back = a.realloc(bigger, bigger_layout, 500);
+      assert_eq!(*back.add(499), 7);
+      a.dealloc(back, Layout::from_size_align(500, 8).unwrap());
+      let zeroed = a.alloc_zeroed(big_layout);
+      assert_eq!(*zeroed.add(MAP_FROM_BYTES), 0);
+      a.dealloc(zeroed, big_layout);
+    }
+  }
+}
