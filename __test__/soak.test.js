@@ -45,3 +45,15 @@ test("a kMaxLength-byte file: fs's ERR_STRING_TOO_LONG, at most one copy of the 
   assert.ok(r.peakRssMiB <= r.baselineMiB + r.fileMiB + 128, `peak RSS ${r.peakRssMiB} MiB`)
   for (const rss of r.afterGcMiB) assert.ok(rss < r.baselineMiB + 48, `RSS after GC ${rss} MiB`)
 })
+
+test("memory given back: after the same work and 1 s idle, RSS within 32 MiB of fs's (sync, async, decodeUtf8); async peak at most fs.promises'", () => {
+  const r = soak('giveback', '--giveback-sizes', '4', '--giveback-classes', 'ascii,cjk', '--giveback-reads', '24', '--concurrency', '16')
+  assert.deepEqual(
+    r.rows.map((row) => row.work),
+    ['sync:4:ascii', 'sync:4:cjk', 'async:4:ascii', 'async:4:cjk', 'decode:4:ascii', 'decode:4:cjk'],
+  )
+  for (const { ours, fs } of r.rows) {
+    assert.equal(ours.chars, fs.chars)
+    assert.ok(ours.idleRssMiB <= fs.idleRssMiB + 32 && ours.peakRssMiB > 0)
+  }
+})

@@ -16,6 +16,15 @@
 //   toolong  T reads of a kMaxLength-byte file (ERR_STRING_TOO_LONG, fs's
 //            error): peak RSS at most one copy of the file above where it
 //            started, and RSS back down after GC each time.
+//   giveback the same work done by us and by fs, each in a process of its own:
+//            loops of sync reads (--giveback-sizes MiB × five text classes),
+//            async reads of 4 MiB files at concurrency C, decodeUtf8 of 4 MiB
+//            buffers. RSS after the work, a full GC and IDLE_MS idle within
+//            IDLE_EXTRA_MiB of fs's; async peak RSS at most fs.promises'. The
+//            sync and decode peaks are reported beside fs's, not judged: V8
+//            collects dead external strings only once their memory has grown by
+//            its external-memory limit, so loops of large reads peak above fs.
+//            --giveback-reads N per workload.
 // `--json` prints the figures as one JSON line (used by __test__/soak.test.js).
 const fs = require('node:fs')
 const os = require('node:os')
@@ -53,6 +62,18 @@ const CHECKPOINTS = 8
 const TOO_LONG_RSS_TOLERANCE_MiB = 48
 /** During a too-long read, peak RSS may exceed where it started by the file's size and this. */
 const TOO_LONG_PEAK_EXTRA_MiB = 128
+/** giveback: how long the process idles after the work and a full GC before RSS is taken. */
+const IDLE_MS = 1000
+/** giveback: RSS after idling may exceed fs's after the same work by at most this. */
+const IDLE_EXTRA_MiB = 32
+/** The text classes of the giveback workloads: one repeated unit each (invalid: with 0xFF bytes). */
+const GIVEBACK_UNITS = {
+  ascii: 'plain ascii text, the common case\n',
+  latin1: 'déjà vu à Noël, café crème\n',
+  mixed: 'mixed 中文 text 😀 and more\n',
+  cjk: '中文字符的文本，常见的亚洲文字。\n',
+  invalid: 'valid é 中 😀 text\n',
+}
 
 const { values: args } = parseArgs({
   options: {
@@ -63,7 +84,12 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '64' },
     failures: { type: 'string', default: '10000' },
     'too-long': { type: 'string', default: '16' },
-    phases: { type: 'string', default: 'sync,async,fds,toolong' },
+    phases: { type: 'string', default: 'sync,async,fds,toolong,giveback' },
+    'giveback-sizes': { type: 'string', default: '1,4,64' },
+    'giveback-reads': { type: 'string', default: '64' },
+    'giveback-classes': { type: 'string', default: Object.keys(GIVEBACK_UNITS).join(',') },
+    who: { type: 'string' },
+    work: { type: 'string' },
     json: { type: 'boolean', default: false },
     child: { type: 'string' },
     dir: { type: 'string' },
@@ -260,7 +286,66 @@ async function runPhase(phase, dir) {
     fs.rmSync(big)
     return { phase, rounds, fileMiB: MAX_STRING_LENGTH / MiB, baselineMiB: baseline, afterGcMiB: afterGc, peakRssMiB: peakRssMiB(), seconds: elapsed() }
   }
+  if (phase === 'giveback') {
+    // Each workload, by us and by fs, in a process of its own (peak RSS is per process).
+    const sizes = args['giveback-sizes'].split(',').map(Number)
+    const classes = args['giveback-classes'].split(',')
+    const works = [...sizes.flatMap((mib) => classes.map((c) => `sync:${mib}:${c}`)), 'async:4:ascii', 'async:4:cjk', 'decode:4:ascii', 'decode:4:cjk']
+    const rows = []
+    for (const work of works) {
+      const [, mib, c] = work.split(':')
+      const file = path.join(dir, `${c}-${mib}.txt`)
+      if (!fs.existsSync(file)) writeGivebackFile(file, Number(mib) * MiB, c)
+      const run = (who) => {
+        const r = spawnSync(process.execPath, ['--expose-gc', __filename, '--child', 'giveback-run', '--dir', dir, '--who', who, '--work', work, '--giveback-reads', args['giveback-reads'], '--concurrency', args.concurrency], { encoding: 'utf8' })
+        if (r.status !== 0) throw new Error(`giveback ${work} (${who}) ended with ${r.signal ?? r.status}: ${r.stderr}`)
+        return JSON.parse(r.stdout)
+      }
+      rows.push({ work, ours: run('ours'), fs: run('fs') })
+    }
+    return { phase, engine: engine(), rows, seconds: elapsed() }
+  }
+
+  if (phase === 'giveback-run') {
+    const [kind, mib, c] = args.work.split(':')
+    const file = path.join(dir, `${c}-${mib}.txt`)
+    const reads = Number(args['giveback-reads'])
+    const ours = args.who === 'ours'
+    const { decodeUtf8 } = require(ROOT)
+    let chars = 0
+    if (kind === 'sync') {
+      for (let i = 0; i < reads; i++) chars += (ours ? readFileUtf8(file) : fs.readFileSync(file, 'utf8')).length
+    } else if (kind === 'async') {
+      let next = 0
+      const lane = async () => {
+        while (next++ < reads) chars += (ours ? await readFileUtf8Async(file) : await fs.promises.readFile(file, 'utf8')).length
+      }
+      await Promise.all(Array.from({ length: Number(args.concurrency) }, lane))
+    } else {
+      for (let i = 0; i < reads; i++) {
+        const bytes = fs.readFileSync(file)
+        chars += (ours ? decodeUtf8(bytes) : bytes.toString('utf8')).length
+      }
+    }
+    const peak = peakRssMiB()
+    globalThis.gc()
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
+    globalThis.gc()
+    return { chars, peakRssMiB: peak, idleRssMiB: rssMiB() }
+  }
   throw new Error(`unknown phase ${phase}`)
+}
+
+/** A file of `bytes` bytes of the text class `c` (whole characters; invalid: 0xFF every 4099 bytes). */
+function writeGivebackFile(file, bytes, c) {
+  const unit = GIVEBACK_UNITS[c]
+  const b = Buffer.from(unit.repeat(Math.ceil(bytes / Buffer.byteLength(unit)) + 1)).subarray(0, bytes)
+  let end = b.length
+  while (end > 0 && (b[end - 1] & 0xc0) === 0x80) end--
+  if (end > 0 && b[end - 1] >= 0xc0) end--
+  b.fill(0x20, end)
+  if (c === 'invalid') for (let i = 1000; i < b.length; i += 4099) b[i] = 0xff
+  fs.writeFileSync(file, b)
 }
 
 /** The thresholds, for one phase's result: a list of failures (empty: passed). */
@@ -282,6 +367,16 @@ function judge(r) {
     if (!r.externalAfterGcMiB.every((x) => Math.abs(x - first) <= EXTERNAL_TOLERANCE_MiB)) {
       problems.push(`V8's external memory after GC moves: ${list(r.externalAfterGcMiB)} MiB`)
     }
+  } else if (r.phase === 'giveback') {
+    for (const { work, ours, fs: theirs } of r.rows) {
+      if (ours.chars !== theirs.chars) problems.push(`${work}: ${ours.chars} characters read, fs ${theirs.chars}`)
+      if (!(ours.idleRssMiB <= theirs.idleRssMiB + IDLE_EXTRA_MiB)) {
+        problems.push(`${work}: RSS after the work and ${IDLE_MS} ms idle ${ours.idleRssMiB.toFixed(0)} MiB, fs ${theirs.idleRssMiB.toFixed(0)} MiB`)
+      }
+      if (work.startsWith('async') && !(ours.peakRssMiB <= theirs.peakRssMiB)) {
+        problems.push(`${work}: peak RSS ${ours.peakRssMiB.toFixed(0)} MiB, fs.promises ${theirs.peakRssMiB.toFixed(0)} MiB`)
+      }
+    }
   } else if (r.phase === 'fds') {
     if (r.fdsAfter !== r.fdsBefore) problems.push(`open fds ${r.fdsBefore} before, ${r.fdsAfter} after`)
   } else if (r.phase === 'toolong') {
@@ -300,6 +395,10 @@ function describe(r) {
   const s = `${r.seconds.toFixed(1)} s`
   if (r.phase === 'sync' || r.phase === 'async') {
     return `${r.phase} (${r.engine}): ${r.reads} reads of 1 MiB in ${s}, peak RSS ${r.peakRssMiB.toFixed(0)} MiB, after GC at each eighth RSS ${r.rssAfterGcMiB.map((x) => x.toFixed(0)).join(', ')} MiB, external ${r.externalAfterGcMiB.map((x) => x.toFixed(1)).join(', ')} MiB`
+  }
+  if (r.phase === 'giveback') {
+    const rows = r.rows.map(({ work, ours, fs: theirs }) => `  ${work.padEnd(16)} peak ${ours.peakRssMiB.toFixed(0).padStart(5)} MiB (fs ${theirs.peakRssMiB.toFixed(0).padStart(5)})  idle ${ours.idleRssMiB.toFixed(0).padStart(4)} MiB (fs ${theirs.idleRssMiB.toFixed(0).padStart(4)})`)
+    return [`giveback (${r.engine}): ${args['giveback-reads']} reads per workload in ${s}, RSS ours (fs)`, ...rows].join('\n')
   }
   if (r.phase === 'fds') {
     return `fds: ${r.failures} failing reads + ${r.tooLong} too-long reads in ${s}, open fds ${r.fdsBefore} → ${r.fdsAfter}`
