@@ -13,8 +13,9 @@ const path = require('node:path')
 const { parseArgs } = require('node:util')
 
 const { CONTENTS, ensureFixture } = require('./fixtures')
-const { parseList, parseSize, sizeLabel } = require('./report')
-const { quantile } = require('./measure')
+const { parseSize, sizeLabel } = require('./format')
+const { parseList } = require('./options')
+const { median } = require('./timing')
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -33,7 +34,6 @@ const builds = positionals.map((file) => require(path.resolve(file)))
 const blocks = Number(values.blocks)
 const blockMs = Number(values['block-ms'])
 
-const median = (xs) => quantile(Float64Array.from(xs).sort(), 0.5)
 let sink = 0
 
 /** ns per call of `n` calls of `read(file)`. */

@@ -6,28 +6,20 @@
 // falls on both: the 16 KiB rows take under a millisecond per batch, and when
 // all of one reader's batches ran before the other's, which one came out ahead
 // changed from run to run.
-// Run with any Node: `node benchmark/async.js [--samples N]`. Prints Markdown.
+//   node benchmark/async.js [--quick] [--content a,b] [--size 16KiB,4MiB] [--samples N]
+// Prints Markdown.
 const fs = require('node:fs')
-const os = require('node:os')
-const path = require('node:path')
 const { monitorEventLoopDelay } = require('node:perf_hooks')
 const { readFileUtf8Async } = require('..')
 
-const { content } = require('./texts')
+const { ensureFixture } = require('./fixtures')
+const { KiB, MiB, sizeLabel, fmtRatio, table } = require('./format')
+const { suiteOptions } = require('./options')
+const { median } = require('./timing')
 
-const SAMPLES = Number(process.argv[process.argv.indexOf('--samples') + 1]) || 15
+const opts = suiteOptions('async.js', { samples: { type: 'string' } }, { sizes: [16 * KiB, 4 * MiB] })
+const SAMPLES = Math.round(opts.number('samples', 15, 7))
 const CONCURRENCY = 64
-const DIR = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'readfile-utf8', 'fixtures-extra')
-
-function fixture(kind, size) {
-  fs.mkdirSync(DIR, { recursive: true })
-  const file = path.join(DIR, `${kind}-${size}.txt`)
-  const bytes = content(kind, size)
-  if (!fs.existsSync(file) || !fs.readFileSync(file).equals(bytes)) fs.writeFileSync(file, bytes)
-  return file
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 
 /** One batch of CONCURRENCY concurrent reads; ms from the first call to the last result. */
 async function batch(read, file) {
@@ -68,18 +60,20 @@ async function measure(readers, file) {
 
 async function main() {
   const fsRead = (p) => fs.promises.readFile(p, 'utf8')
-  console.log(`Node ${process.version}, ${os.cpus()[0].model}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? 4}; ${CONCURRENCY} concurrent reads, median of ${SAMPLES} batches per reader, the readers taking turns`)
-  console.log()
-  console.log('| content | size | fs.promises total | ours total | speed-up | fs loop delay max / p99 | ours loop delay max / p99 |')
-  console.log('|---|---|---|---|---|---|---|')
-  for (const size of [16 * 1024, 4 * 1024 * 1024]) {
-    for (const kind of ['ascii', 'latin1', 'utf16', 'invalid']) {
-      const file = fixture(kind, size)
+  const rows = []
+  for (const size of opts.sizes) {
+    for (const content of opts.contents) {
+      process.stderr.write(`async: ${content} ${sizeLabel(size)}\n`)
+      const { file } = ensureFixture(content, size)
       const [theirs, ours] = await measure([fsRead, readFileUtf8Async], file)
       const ms = (x) => `${x.toFixed(2)} ms`
-      console.log(`| ${kind} | ${size >= 1 << 20 ? `${size >> 20} MiB` : `${size >> 10} KiB`} | ${ms(theirs.total)} | ${ms(ours.total)} | ${(theirs.total / ours.total).toFixed(2)}× | ${ms(theirs.max)} / ${ms(theirs.p99)} | ${ms(ours.max)} / ${ms(ours.p99)} |`)
+      rows.push([content, sizeLabel(size), ms(theirs.total), ms(ours.total), fmtRatio(theirs.total / ours.total), `${ms(theirs.max)} / ${ms(theirs.p99)}`, `${ms(ours.max)} / ${ms(ours.p99)}`])
     }
   }
+  const columns = [['content', 'l'], ['size', 'l'], ['fs.promises total', 'r'], ['ours total', 'r'], ['speed-up', 'r'], ['fs loop delay max / p99', 'r'], ['ours loop delay max / p99', 'r']]
+  console.log(`#### Async: ${CONCURRENCY} concurrent reads\n`)
+  console.log(`UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE ?? 4}; readFileUtf8Async vs fs.promises.readFile(p, 'utf8'), median of ${SAMPLES} batches per reader, the readers taking turns\n`)
+  console.log(table(columns, rows))
 }
 
 main().catch((err) => {

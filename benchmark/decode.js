@@ -1,25 +1,27 @@
 'use strict'
 // decodeUtf8 vs buffer.toString('utf8') (and TextDecoder), for every content
 // class × size, whole and with start/end. Run with any Node:
-//   node benchmark/decode.js [--time-ms N] [--content a,b] [--size 64,1KiB]
+//   node benchmark/decode.js [--quick] [--time-ms N] [--content a,b] [--size 64,1KiB]
 // Two timings per cell, each with the contenders taking turns in this one
 // process: single calls (ratio of the median call times, toString /
 // decodeUtf8) and batches of back-to-back calls (median of the per-round
 // ratios); then the slowest cell by either. Prints Markdown.
-const os = require('node:os')
-const { parseArgs } = require('node:util')
 const { decodeUtf8 } = require('..')
-const { NATIVE_FROM, NATIVE_FROM_IF_CUT } = require('../lib/decode')
-const { generate, CELL_OPTIONS, selectCells, KiB, MiB } = require('./fixtures')
+const { generate } = require('./fixtures')
+const { KiB, MiB, sizeLabel, fmtTime, fmtRatio, table } = require('./format')
+const { suiteOptions } = require('./options')
+const { median } = require('./timing')
 
-const { values } = parseArgs({ options: { 'time-ms': { type: 'string' }, ...CELL_OPTIONS } })
-const TIME_MS = Number(values['time-ms']) || 400
+const opts = suiteOptions('decode.js', { 'time-ms': { type: 'string' } }, {
+  sizes: [64, KiB, 16 * KiB, 256 * KiB, 4 * MiB],
+  quickSizes: [KiB, 256 * KiB],
+})
+const TIME_MS = opts.number('time-ms', 400, 150)
 const MIN_ROUNDS = 11
 /** Each batch runs for about this long (at least one call). */
 const BATCH_NS = 1e6
-const { contents, sizes } = selectCells(values, [64, KiB, 16 * KiB, 256 * KiB, 4 * MiB])
+const { contents, sizes } = opts
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 let sink = 0
 
 function timeBatch(fn, n) {
@@ -69,60 +71,75 @@ function compare(fns) {
   return result
 }
 
-function fmt(ns) {
-  return ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : ns >= 1e3 ? `${(ns / 1e3).toFixed(2)} µs` : `${ns.toFixed(0)} ns`
+/** Where decodeUtf8 hands over to Node's decoder, if lib/decode.js says. */
+function routing() {
+  let decode = {}
+  try {
+    decode = require('../lib/decode')
+  } catch {
+    // a layout without lib/decode.js: say nothing about routing
+  }
+  const { NATIVE_FROM, NATIVE_FROM_IF_CUT } = decode
+  if (NATIVE_FROM === undefined) return ''
+  return (
+    `decodeUtf8 uses Node's decoder below ${sizeLabel(NATIVE_FROM)} (below ${sizeLabel(NATIVE_FROM_IF_CUT)} for a ` +
+    'range that starts or ends inside a character), the native one from there on. '
+  )
 }
-const label = (size) => (size >= MiB ? `${size / MiB} MiB` : size >= KiB ? `${size / KiB} KiB` : `${size} B`)
 
-console.log(`Node ${process.version}, ${os.cpus()[0].model}, ${os.cpus().length} CPUs, load ${os.loadavg()[0].toFixed(2)}`)
-console.log(
-  NATIVE_FROM === undefined
-    ? 'decodeUtf8 always uses the native decoder.'
-    : `decodeUtf8 uses Node's decoder below ${label(NATIVE_FROM)} (below ${label(NATIVE_FROM_IF_CUT)} for a ` +
-        'range that starts or ends inside a character), the native one from there on.',
-)
-console.log('Ratios: toString time / decodeUtf8 time (> 1: decodeUtf8 is faster). Times: median per call, batched.')
-console.log()
-console.log('| content | size | form | buffer.toString | decodeUtf8 | vs toString (median) | vs toString (batched) | vs TextDecoder (batched) |')
-console.log('|---|---|---|---|---|---|---|---|')
 const td = new TextDecoder()
 const cells = []
+const rows = []
 for (const content of contents) {
   for (const size of sizes) {
+    process.stderr.write(`decode: ${content} ${sizeLabel(size)}\n`)
     const buf = Buffer.from(generate(content, size))
     const len = buf.length
     const forms = {
-      whole: {
-        fns: { toString: () => buf.toString('utf8'), decodeUtf8: () => decodeUtf8(buf), TextDecoder: () => td.decode(buf) },
-      },
+      whole: { toString: () => buf.toString('utf8'), decodeUtf8: () => decodeUtf8(buf), TextDecoder: () => td.decode(buf) },
       // Cut one byte in at each end: inside a character wherever one is there.
-      'start, end': {
-        fns: { toString: () => buf.toString('utf8', 1, len - 1), decodeUtf8: () => decodeUtf8(buf, 1, len - 1) },
-      },
+      'start, end': { toString: () => buf.toString('utf8', 1, len - 1), decodeUtf8: () => decodeUtf8(buf, 1, len - 1) },
     }
-    for (const [form, { fns }] of Object.entries(forms)) {
+    for (const [form, fns] of Object.entries(forms)) {
       const expected = fns.toString()
       for (const [name, fn] of Object.entries(fns)) {
         if (fn() !== expected) throw new Error(`${name} differs from toString: ${content} ${size} ${form}`)
       }
       const r = compare(fns)
       const d = r.decodeUtf8
-      const cell = { content, size: label(size), form, median: d.singleRatio, batched: d.batchedRatio }
+      const cell = { content, size: sizeLabel(size), form, median: d.singleRatio, batched: d.batchedRatio }
       cells.push(cell)
-      const vsTd = r.TextDecoder ? `${(r.TextDecoder.batchedNs / d.batchedNs).toFixed(2)}×` : ''
-      console.log(
-        `| ${content} | ${cell.size} | ${form} | ${fmt(r.toString.batchedNs)} | ${fmt(d.batchedNs)} | ` +
-          `${cell.median.toFixed(2)}× | ${cell.batched.toFixed(2)}× | ${vsTd} |`,
-      )
+      rows.push([
+        content,
+        cell.size,
+        form,
+        fmtTime(r.toString.batchedNs),
+        fmtTime(d.batchedNs),
+        fmtRatio(cell.median),
+        fmtRatio(cell.batched),
+        r.TextDecoder ? fmtRatio(r.TextDecoder.batchedNs / d.batchedNs) : '',
+      ])
     }
   }
 }
-console.log()
 const name = (c) => `${c.content} ${c.size} (${c.form})`
 const byMedian = cells.reduce((a, b) => (b.median < a.median ? b : a))
 const byBatched = cells.reduce((a, b) => (b.batched < a.batched ? b : a))
-console.log(`Slowest cell by median: ${name(byMedian)} at ${byMedian.median.toFixed(2)}× toString`)
-console.log(`Slowest cell batched:   ${name(byBatched)} at ${byBatched.batched.toFixed(2)}× toString`)
 const below = cells.filter((c) => c.median < 1 || c.batched < 1).length
-console.log(`Cells below 1.00× toString (median or batched): ${below} of ${cells.length}`)
+console.log(
+  [
+    '#### decodeUtf8 vs buffer.toString(\'utf8\')',
+    '',
+    `${routing()}Ratios: toString time / decodeUtf8 time (> 1: decodeUtf8 is faster). Times: median per call, batched.`,
+    '',
+    table(
+      [['content', 'l'], ['size', 'l'], ['form', 'l'], ['buffer.toString', 'r'], ['decodeUtf8', 'r'], ['vs toString (median)', 'r'], ['vs toString (batched)', 'r'], ['vs TextDecoder (batched)', 'r']],
+      rows,
+    ),
+    '',
+    `Slowest cell by median: ${name(byMedian)} at ${fmtRatio(byMedian.median)} toString. ` +
+      `Slowest cell batched: ${name(byBatched)} at ${fmtRatio(byBatched.batched)} toString. ` +
+      `Cells below 1.00× toString (median or batched): ${below} of ${cells.length}.`,
+  ].join('\n'),
+)
 if (sink === 0) console.log('')

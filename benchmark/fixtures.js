@@ -12,10 +12,21 @@ const os = require('node:os')
 const path = require('node:path')
 const { isUtf8 } = require('node:buffer')
 
-// The tests' seeded PRNG (mulberry32): plenty for generating text.
-const { prng } = require('../__test__/cases')
+const { KiB, MiB } = require('./format')
 
 const GENERATOR_VERSION = 1
+
+/** A tiny seeded PRNG (mulberry32): the same text on every machine and Node. */
+function prng(seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
 
 /** Content classes, in report order, with what each one exercises. */
 const CONTENTS = {
@@ -26,8 +37,6 @@ const CONTENTS = {
   invalid: 'utf8_mixed with one stray 0xFF byte in every ~4 KiB',
 }
 
-const KiB = 1024
-const MiB = 1024 * KiB
 /** Full matrix sizes (bytes). */
 const SIZES = [64, KiB, 16 * KiB, 256 * KiB, MiB, 4 * MiB, 64 * MiB]
 
@@ -287,23 +296,4 @@ function ensureFixture(content, size, onGenerate = () => {}) {
   return { file, bytes: fs.statSync(file).size, generated }
 }
 
-/** The parseArgs options `selectCells` reads: comma lists of content classes and sizes. */
-const CELL_OPTIONS = { content: { type: 'string' }, size: { type: 'string' } }
-
-/**
- * The cells a suite script runs: its --content and --size options (comma lists,
- * e.g. "ascii,cjk" and "16KiB,4MiB"), or every content class and `defaultSizes`.
- */
-function selectCells({ content, size }, defaultSizes = SIZES) {
-  const { parseList, parseSize } = require('./report')
-  const given = parseList(content)
-  for (const c of given) {
-    if (!(c in CONTENTS)) throw new Error(`unknown content '${c}' (known: ${Object.keys(CONTENTS).join(', ')})`)
-  }
-  return {
-    contents: given.length ? given : Object.keys(CONTENTS),
-    sizes: size ? parseList(size).map(parseSize) : defaultSizes,
-  }
-}
-
-module.exports = { CONTENTS, SIZES, KiB, MiB, fixtureDir, ensureFixture, generate, CELL_OPTIONS, selectCells }
+module.exports = { CONTENTS, SIZES, fixtureDir, ensureFixture, generate }

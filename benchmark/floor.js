@@ -21,34 +21,26 @@
 // of the string step while reading (ours checks ASCII chunk by chunk as it reads,
 // and hands large ASCII buffers to V8 as they are) can beat the second cap.
 //
-// Run with any Node: `node benchmark/floor.js [--content a,b] [--size 1KiB,4MiB]
+// Run with any Node: `node benchmark/floor.js [--quick] [--content a,b] [--size 1KiB,4MiB]
 // [--time ms]`, or `npm run bench -- --suite floor`. Prints Markdown.
 const fs = require('node:fs')
-const os = require('node:os')
-const { parseArgs } = require('node:util')
 
 const addon = require('..')
 const native = require('../lib/native')
-const { ensureFixture, CELL_OPTIONS, selectCells } = require('./fixtures')
-const { measureCell } = require('./measure')
-const { fmtTime, sizeLabel } = require('./report')
+const { SIZES, ensureFixture } = require('./fixtures')
+const { KiB, MiB, fmtTime, fmtRatio, sizeLabel, table } = require('./format')
+const { suiteOptions } = require('./options')
+const { measureCell } = require('./timing')
 
-const { values } = parseArgs({
-  options: {
-    ...CELL_OPTIONS,
-    time: { type: 'string', default: '300' },
-  },
-})
-const { contents, sizes } = selectCells(values)
-const budgetMs = Number(values.time)
+const opts = suiteOptions('floor.js', { time: { type: 'string' } }, { sizes: SIZES, quickSizes: [KiB, 256 * KiB, 4 * MiB] })
+const budgetMs = opts.number('time', 300, 100)
 
 async function main() {
-  console.log(`Node ${process.version}, ${os.cpus()[0].model}; medians per call, ${budgetMs} ms per contender per cell in 3 interleaved rounds`)
-  console.log()
-  console.log('| content | size | ours | fs | speed-up | read | decode | read, then decode | cap: fs / read | cap: fs / (read, then decode) |')
-  console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|')
-  for (const content of contents) {
-    for (const size of sizes) {
+  if (typeof native.readPathLength !== 'function') throw new Error('this build has no readPathLength (the read step alone)')
+  const rows = []
+  for (const content of opts.contents) {
+    for (const size of opts.sizes) {
+      process.stderr.write(`floor: ${content} ${sizeLabel(size)}\n`)
       const { file, bytes } = ensureFixture(content, size)
       const buf = fs.readFileSync(file)
       const expected = buf.toString('utf8')
@@ -71,12 +63,15 @@ async function main() {
       const t = Object.fromEntries(Object.entries(stats).map(([name, s]) => [name, s.median]))
       const decode = Math.min(t.decodeUtf8, t.toString)
       const twoSteps = Math.min(t['read, then decodeUtf8'], t['read, then toString'])
-      console.log(
-        `| ${content} | ${sizeLabel(size)} | ${fmtTime(t.ours)} | ${fmtTime(t.fs)} | ${(t.fs / t.ours).toFixed(2)}× | ` +
-          `${fmtTime(t.read)} | ${fmtTime(decode)} | ${fmtTime(twoSteps)} | ${(t.fs / t.read).toFixed(2)}× | ${(t.fs / twoSteps).toFixed(2)}× |`,
-      )
+      const times = [t.ours, t.fs].map(fmtTime)
+      const steps = [t.read, decode, twoSteps].map(fmtTime)
+      rows.push([content, sizeLabel(size), ...times, fmtRatio(t.fs / t.ours), ...steps, fmtRatio(t.fs / t.read), fmtRatio(t.fs / twoSteps)])
     }
   }
+  const columns = [['content', 'l'], ['size', 'l'], ...['ours', 'fs', 'speed-up', 'read', 'decode', 'read, then decode'].map((h) => [h, 'r'])]
+  columns.push(['cap: fs / read', 'r'], ['cap: fs / (read, then decode)', 'r'])
+  console.log(`#### Floor: the read step and the string step alone\n\nMedians per call, ${budgetMs} ms per contender per cell in 3 interleaved rounds.\n`)
+  console.log(table(columns, rows))
 }
 
 main().catch((err) => {

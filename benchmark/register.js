@@ -1,17 +1,19 @@
 'use strict'
 // register: wall time of `require('typescript')` in a fresh process, without and
 // with `-r readfile-utf8/register`, median of several processes each.
-// Run with any Node: `node benchmark/register.js [--runs N]`. Prints Markdown.
-const os = require('node:os')
+// Run with any Node: `node benchmark/register.js [--quick] [--runs N]`. Prints Markdown.
+// (--content and --size are accepted, as by every suite, and mean nothing here.)
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
-const RUNS = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 11
-const ROOT = path.join(__dirname, '..')
-const REGISTER = path.join(ROOT, 'register.js')
-const PACKAGES = ['typescript']
+const { table, fmtRatio } = require('./format')
+const { suiteOptions } = require('./options')
+const { median } = require('./timing')
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
+const opts = suiteOptions('register.js', { runs: { type: 'string' } })
+const RUNS = Math.round(opts.number('runs', 11, 5))
+const REGISTER = path.join(__dirname, '..', 'register.js')
+const PACKAGES = ['typescript']
 
 /** ms spent in require(pkg), measured inside a fresh process (startup excluded), and the process wall time. */
 function once(pkg, withHook) {
@@ -25,10 +27,7 @@ function once(pkg, withHook) {
   return { require: Number(r.stdout), wall }
 }
 
-console.log(`Node ${process.version}, ${os.cpus()[0].model}; median of ${RUNS} fresh processes (alternating)`)
-console.log()
-console.log('| package | require() without hook | with register | speed-up | process wall without | with register |')
-console.log('|---|---|---|---|---|---|')
+const rows = []
 for (const pkg of PACKAGES) {
   once(pkg, false)
   once(pkg, true) // warm the OS page cache
@@ -42,5 +41,9 @@ for (const pkg of PACKAGES) {
   const b = median(withHook.map((x) => x.require))
   const aw = median(without.map((x) => x.wall))
   const bw = median(withHook.map((x) => x.wall))
-  console.log(`| ${pkg} | ${a.toFixed(1)} ms | ${b.toFixed(1)} ms | ${(a / b).toFixed(2)}× | ${aw.toFixed(1)} ms | ${bw.toFixed(1)} ms |`)
+  const ms = (x) => `${x.toFixed(1)} ms`
+  rows.push([pkg, ms(a), ms(b), fmtRatio(a / b), ms(aw), ms(bw)])
 }
+console.log(`#### register: \`require()\` with and without readfile-utf8/register\n\nMedian of ${RUNS} fresh processes each, alternating.\n`)
+const columns = [['package', 'l'], ...['require() without hook', 'with register', 'speed-up', 'process wall without', 'with register'].map((h) => [h, 'r'])]
+console.log(table(columns, rows))
