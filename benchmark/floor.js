@@ -6,7 +6,8 @@
 //   ours      readFileUtf8(p)
 //   fs        fs.readFileSync(p, 'utf8')
 //   read      the read step alone: native readPathLength(p) — our syscalls into
-//             our reused buffer, which stays in cache (the fastest read we know)
+//             our reused buffer, which stays in cache (the fastest read we know).
+//             It is in the bench build only: `npm run build:bench` first.
 //   decode    the string step alone, from bytes already in memory: the faster of
 //             decodeUtf8(buf) and Node's buf.toString('utf8')
 //   read, then decode
@@ -25,8 +26,10 @@
 // [--time ms]`, or `npm run bench -- --suite floor`. Prints Markdown.
 const fs = require('node:fs')
 
+const path = require('node:path')
+
 const addon = require('..')
-const native = require('../lib/native')
+const { findBinary } = require('../lib/binary-name')
 const { SIZES, ensureFixture } = require('./fixtures')
 const { KiB, MiB, fmtTime, fmtRatio, sizeLabel, table } = require('./format')
 const { suiteOptions } = require('./options')
@@ -36,7 +39,9 @@ const opts = suiteOptions('floor.js', { time: { type: 'string' } }, { sizes: SIZ
 const budgetMs = opts.number('time', 300, 100)
 
 async function main() {
-  if (typeof native.readPathLength !== 'function') throw new Error('this build has no readPathLength (the read step alone)')
+  const benchBuild = findBinary(path.join(__dirname, 'bench-build'))
+  if (benchBuild === null) throw new Error('floor needs the bench build of the addon (readPathLength, the read step alone): run `npm run build:bench` first')
+  const native = require(benchBuild)
   const rows = []
   for (const content of opts.contents) {
     for (const size of opts.sizes) {

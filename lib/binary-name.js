@@ -16,10 +16,10 @@ function platforms() {
   return [`${platform}-${arch}`]
 }
 
-/** Absolute path of a local build for this platform, or null if there is none. */
-function findBinary() {
+/** Absolute path of a local build for this platform in `dir` (default: the package root), or null if there is none. */
+function findBinary(dir = ROOT) {
   for (const name of platforms()) {
-    const file = path.join(ROOT, `readfile-utf8.${name}.node`)
+    const file = path.join(dir, `readfile-utf8.${name}.node`)
     if (fs.existsSync(file)) return file
   }
   return null
