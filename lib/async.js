@@ -18,27 +18,67 @@ const fsReadFile = fs.readFile
 const fsPromisesReadFile = fs.promises.readFile
 const fsReadFileAsPromise = promisify(fsReadFile)
 
-/**
- * Starts the native read of `path`: `{ promise, arg }` (`arg` the native
- * argument, for the error's path), or DELEGATE for argument forms that only
- * fs should answer. `allowFd`: integer fds are read natively (fs.promises.readFile
- * refuses numbers, so its drop-in does not).
- */
-function startNative(path, flags, allowFd) {
-  const arg = nativeArgument(path)
-  // Paths with NUL bytes are fs's to reject (fs.readFile even throws
-  // synchronously), so they never reach the native read.
-  if (arg === DELEGATE || (typeof arg === 'number' && !allowFd) || hasNul(arg)) return DELEGATE
-  let promise
-  if (typeof arg === 'string') promise = native.readPathAsync(arg, flags)
-  else if (typeof arg === 'number') promise = native.readFdAsync(arg)
-  else promise = native.readPathBytesAsync(arg, flags)
-  return { promise, arg }
-}
-
 /** fs's check of `options.signal` (validateAbortSignal): undefined, or an object with `aborted`. */
 function isValidSignal(signal) {
   return signal === undefined || (signal !== null && typeof signal === 'object' && 'aborted' in signal)
+}
+
+/**
+ * The native reads in flight per signal, each a function that stops it. One
+ * listener per signal, not one per read: a signal shared by many reads would
+ * otherwise pass EventTarget's listener limit and print a warning.
+ */
+const inFlight = new WeakMap()
+
+/** The 'abort' listener (`this` is the signal); a dispatched event alone, without abort(), is ignored. */
+function stopAll() {
+  if (!this.aborted) return
+  const stops = inFlight.get(this)
+  inFlight.delete(this)
+  this.removeEventListener('abort', stopAll)
+  for (const stop of stops ?? []) stop()
+}
+
+/** Calls `stop` when `signal` aborts; returns the function that forgets it. */
+function onAbort(signal, stop) {
+  let stops = inFlight.get(signal)
+  if (stops === undefined) {
+    stops = new Set()
+    inFlight.set(signal, stops)
+    signal.addEventListener('abort', stopAll)
+  }
+  stops.add(stop)
+  return () => {
+    stops.delete(stop)
+    if (stops.size === 0 && inFlight.get(signal) === stops) {
+      inFlight.delete(signal)
+      signal.removeEventListener('abort', stopAll)
+    }
+  }
+}
+
+/**
+ * Starts the native read of `arg` (a native argument: string, bytes or fd): a
+ * promise of its result, a string or a failure code. When `signal` aborts,
+ * the promise rejects with fs's AbortError at once and the native read stops
+ * at its next chunk (a read blocked in read(2), e.g. on a silent FIFO, once
+ * data comes).
+ */
+function startNative(arg, flags, signal) {
+  const listens = typeof signal?.addEventListener === 'function'
+  const cancel = listens ? new native.ReadCancel() : undefined
+  let reading
+  if (typeof arg === 'string') reading = native.readPathAsync(arg, flags, cancel)
+  else if (typeof arg === 'number') reading = native.readFdAsync(arg, cancel)
+  else reading = native.readPathBytesAsync(arg, flags, cancel)
+  if (!listens) return reading
+  return new Promise((resolve, reject) => {
+    const forget = onAbort(signal, () => {
+      cancel.cancel()
+      reject(abortError(signal))
+    })
+    reading.then(resolve, reject).finally(forget)
+  })
 }
 
 let AbortErrorClass
@@ -106,24 +146,43 @@ function asUtf8AsyncOptions(options) {
 }
 
 /**
- * The shared core of the promise APIs, after options were decoded: the string,
- * or a rejection with fs.promises' error. `delegate()` lets fs.promises answer.
+ * The read every async API shares, after options were decoded. Returns
+ * DELEGATE, synchronously, for calls only fs should answer; otherwise a
+ * promise of the string, or of DELEGATE when fs must answer after all, or
+ * rejected with `api`'s error ('promises' or 'callback'). `allowFd`: integer
+ * fds are read natively (fs.promises.readFile refuses numbers, so its drop-in
+ * does not).
  */
-async function readAsync(path, flags, signal, allowFd, delegate) {
-  if (flags === DELEGATE || !isValidSignal(signal)) return delegate()
+function startRead(path, flags, signal, allowFd, api) {
+  if (flags === DELEGATE || !isValidSignal(signal)) return DELEGATE
+  const arg = nativeArgument(path)
+  // Paths with NUL bytes are fs's to reject (fs.readFile even throws
+  // synchronously), so they never reach the native read.
+  if (arg === DELEGATE || (typeof arg === 'number' && !allowFd) || hasNul(arg)) return DELEGATE
+  return settle(startNative(arg, flags, signal), arg, signal, api)
+}
+
+async function settle(reading, arg, signal, api) {
+  const result = await reading
+  // As fs: an abort during the read wins over its result.
   if (signal?.aborted) throw abortError(signal)
-  const started = startNative(path, flags, allowFd)
-  if (started === DELEGATE) return delegate()
-  const result = await started.promise
-  if (typeof result === 'string') {
-    // As fs.promises: an abort during the read still wins over the result.
-    if (signal?.aborted) throw abortError(signal)
-    return result
-  }
+  if (typeof result === 'string') return result
   // Among these, files of kMaxLength bytes or more: fs.promises decodes chunk by
   // chunk and its answer (a string or which error) depends on the Node version.
-  if (result === FS_ANSWERS) return delegate()
-  throw await asyncFailure(result, started.arg, 'promises')
+  if (result === FS_ANSWERS) return DELEGATE
+  throw await asyncFailure(result, arg, api)
+}
+
+/**
+ * The promise APIs' read: the string, or a rejection with fs.promises' error.
+ * `delegate()` lets fs.promises answer.
+ */
+async function readAsync(path, flags, signal, allowFd, delegate) {
+  // As fs.promises: an aborted signal rejects before the path is looked at.
+  if (flags !== DELEGATE && isValidSignal(signal) && signal?.aborted) throw abortError(signal)
+  const reading = startRead(path, flags, signal, allowFd, 'promises')
+  const result = reading === DELEGATE ? DELEGATE : await reading
+  return result === DELEGATE ? delegate() : result
 }
 
 /**
@@ -164,18 +223,12 @@ function readFile(path, options, callback) {
     return Reflect.apply(fsReadFile, fs, arguments)
   }
   const { flags, signal } = utf8Request(options)
-  const started = flags === DELEGATE || !isValidSignal(signal) || signal?.aborted ? DELEGATE : startNative(path, flags, false)
-  if (started === DELEGATE) return Reflect.apply(fsReadFile, fs, arguments)
-  started.promise.then(
-    (result) => {
-      if (typeof result === 'string') {
-        if (signal?.aborted) return process.nextTick(callback, abortError(signal))
-        return process.nextTick(callback, null, result)
-      }
-      if (result === FS_ANSWERS) return fsReadFile(path, options, callback)
-      return asyncFailure(result, started.arg, 'callback').then((err) => process.nextTick(callback, err))
-    },
-    (err) => process.nextTick(callback, err), // not expected: a native failure of napi itself
+  // An aborted signal: fs calls back with its AbortError itself.
+  const reading = signal?.aborted ? DELEGATE : startRead(path, flags, signal, false, 'callback')
+  if (reading === DELEGATE) return Reflect.apply(fsReadFile, fs, arguments)
+  reading.then(
+    (result) => (result === DELEGATE ? fsReadFile(path, options, callback) : process.nextTick(callback, null, result)),
+    (err) => process.nextTick(callback, err),
   )
 }
 

@@ -1,7 +1,8 @@
 'use strict'
 // Builds the errors fs would throw, from the failure codes the native functions
-// return instead of a string (see src/lib.rs): `errno * 8 + syscall` for an OS
-// error, or a negative code.
+// return instead of a string (`failure_code` in src/js_string.rs):
+// `errno * 8 + syscall` for an OS error, or a negative code (FS_ANSWERS,
+// STRING_TOO_LONG, CANCELLED there).
 const { getSystemErrorMap } = require('node:util')
 const { constants: bufferConstants } = require('node:buffer')
 
@@ -10,7 +11,12 @@ const SYSCALLS = ['open', 'read']
 /** fs answers the call itself: a path with a NUL byte (fs's argument error), a
  * failure of the portable reader, or (async) a file of kMaxLength bytes or more. */
 const FS_ANSWERS = -1
+/** A file of kMaxLength bytes or more (sync), or a read of unknown length (a
+ * device, a FIFO) that reached kMaxLength bytes: fs's ERR_STRING_TOO_LONG. */
 const STRING_TOO_LONG = -2
+/** An async read stopped by its aborted signal: lib/async.js has rejected
+ * with the AbortError already, so this code is never turned into an error. */
+const CANCELLED = -3
 
 let systemErrors
 function describe(errno) {
@@ -55,4 +61,4 @@ function failure(code, pathForError, readNamesPath = false) {
   return systemError(errno, syscall, syscall === 'open' || readNamesPath ? pathForError : undefined)
 }
 
-module.exports = { failure, stringTooLong, FS_ANSWERS, STRING_TOO_LONG }
+module.exports = { failure, stringTooLong, FS_ANSWERS, STRING_TOO_LONG, CANCELLED }

@@ -14,6 +14,9 @@ module.exports = {
   readPathAsync: forFsAsync,
   readPathBytesAsync: forFsAsync,
   readFdAsync: forFsAsync,
+  ReadCancel: class ReadCancel {
+    cancel() {}
+  },
   decodeUtf8: (bytes, start, end) =>
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end),
   engine: () => 'fs',

@@ -135,8 +135,8 @@ const MUTANTS = [
     patches: [
       {
         file: 'lib/async.js',
-        find: "  if (typeof arg === 'string') promise = native.readPathAsync(arg, flags)\n  else if (typeof arg === 'number') promise = native.readFdAsync(arg)\n  else promise = native.readPathBytesAsync(arg, flags)",
-        replace: "  if (typeof arg === 'string') promise = Promise.resolve(native.readPath(arg, flags))\n  else if (typeof arg === 'number') promise = Promise.resolve(native.readFd(arg))\n  else promise = Promise.resolve(native.readPathBytes(arg, flags))",
+        find: "  if (typeof arg === 'string') reading = native.readPathAsync(arg, flags, cancel)\n  else if (typeof arg === 'number') reading = native.readFdAsync(arg, cancel)\n  else reading = native.readPathBytesAsync(arg, flags, cancel)",
+        replace: "  if (typeof arg === 'string') reading = Promise.resolve(native.readPath(arg, flags))\n  else if (typeof arg === 'number') reading = Promise.resolve(native.readFd(arg))\n  else reading = Promise.resolve(native.readPathBytes(arg, flags))",
       },
     ],
     tests: ['async.test.js'],
@@ -180,8 +180,8 @@ const MUTANTS = [
     patches: [
       {
         file: 'src/read/syscalls.rs',
-        find: 'read_open_fd(fd, Split::Never, usize::MAX, buf)',
-        replace: 'read_open_fd(fd, Split::Allowed, usize::MAX, buf)',
+        find: 'read_open_fd(fd, Split::Never, usize::MAX, cancel, buf)',
+        replace: 'read_open_fd(fd, Split::Allowed, usize::MAX, cancel, buf)',
       },
     ],
     tests: ['special-files.test.js'],
@@ -192,6 +192,27 @@ const MUTANTS = [
     bug: 'a file of exactly kMaxLength bytes is read into a string, where fs throws ERR_STRING_TOO_LONG',
     patches: [{ file: 'src/pipeline.rs', find: '  bytes.len() >= MAX_STRING_LENGTH', replace: '  bytes.len() > MAX_STRING_LENGTH' }],
     tests: ['errors.test.js'],
+  },
+  {
+    id: 'endless-input',
+    area: 'kMaxLength',
+    bug: 'a read of unknown length (/dev/zero, an endless FIFO) never stops at kMaxLength bytes',
+    patches: [{ file: 'src/read/syscalls.rs', find: '    if buf.len() >= max {\n', replace: '    if buf.len() >= max && max == 0 {\n' }],
+    tests: ['limits.test.js'],
+  },
+  {
+    id: 'abort-cancel',
+    area: 'abort',
+    bug: 'an aborted read rejects but the native read goes on to its end',
+    patches: [{ file: 'src/read/mod.rs', find: '  cancel.load(Ordering::Relaxed)\n', replace: '  cancel.load(Ordering::Relaxed) && false\n' }],
+    tests: ['limits.test.js'],
+  },
+  {
+    id: 'abort-waits',
+    area: 'abort',
+    bug: 'an aborted read rejects only when the native read ends, not at the abort',
+    patches: [{ file: 'lib/async.js', find: '      reject(abortError(signal))\n', replace: '\n' }],
+    tests: ['limits.test.js'],
   },
 ]
 

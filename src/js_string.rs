@@ -55,7 +55,7 @@ fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held) 
 }
 
 /// What a native read returns to JS: the string's code units, or a failure
-/// code. It is `Send`: async reads make it on a pool thread.
+/// code (see `failure_code`). It is `Send`: async reads make it on a pool thread.
 pub enum Outcome {
   /// The finished string's code units.
   Text(Text),
@@ -88,8 +88,12 @@ impl ToNapiValue for Reply {
 /// `ReadError::ForFs` and `ReadError::TooLarge`).
 pub(crate) const FS_ANSWERS: i32 = -1;
 /// V8 refuses the string (longer than kMaxLength), or the file has kMaxLength
-/// bytes or more, which Node's readFileSync refuses.
+/// bytes or more, which Node's readFileSync refuses (`ReadError::TooLong`:
+/// a read of unknown length reached it).
 pub(crate) const STRING_TOO_LONG: i32 = -2;
+/// An async read stopped because its signal aborted (`ReadError::Cancelled`):
+/// JS has already rejected with the AbortError.
+pub(crate) const CANCELLED: i32 = -3;
 
 impl From<ReadError> for Outcome {
   fn from(e: ReadError) -> Self {
@@ -102,6 +106,8 @@ pub(crate) fn failure_code(e: ReadError) -> i32 {
   match e {
     ReadError::Os { errno, syscall } => errno * 8 + syscall as i32,
     ReadError::ForFs | ReadError::TooLarge => FS_ANSWERS,
+    ReadError::TooLong => STRING_TOO_LONG,
+    ReadError::Cancelled => CANCELLED,
   }
 }
 

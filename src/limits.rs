@@ -22,6 +22,10 @@ pub(crate) const MAX_STRING_LENGTH: usize = 0x1fff_ffe8;
 /// procfs and pipes mostly hold little.
 pub(crate) const UNKNOWN_SIZE_FIRST_CHUNK: usize = 8 * 1024;
 
+/// The most a read of unknown length takes in one read(2): between two reads
+/// the cancel flag of an async read is checked, so an aborted read stops soon.
+pub(crate) const UNKNOWN_SIZE_CHUNK: usize = 1 << 20;
+
 /// Files from this size on are read as two halves by two threads (where the
 /// reader can), and their conversion is split the same way: each core then
 /// converts the half still in its own cache.

@@ -2,8 +2,13 @@
 //! thread pool as napi-rs `Task`s. The main thread only turns the finished code
 //! units into a JS string (`js_string`): O(1) for an external string, a copy of
 //! a small one otherwise.
+//!
+//! A read can be cancelled (an aborted `signal`): lib/async.js rejects at once
+//! and sets the read's `ReadCancel`, which the reader checks between chunks.
 
 use std::ffi::CString;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use napi::bindgen_prelude::{AsyncTask, ToNapiValue, TypeName};
 use napi::{sys, Env, Task, ValueType};
@@ -26,6 +31,41 @@ enum Source {
 /// One read, queued on the thread pool.
 pub struct ReadTask {
   source: Source,
+  /// Set by JS when the read's signal aborts (see `ReadCancel`).
+  cancel: Arc<AtomicBool>,
+}
+
+/// The cancel flag of one async read, made by JS for a read that has a signal
+/// and passed to the read function; `cancel()` makes the read stop at its next
+/// chunk (the promise then settles with a failure code JS ignores).
+#[napi]
+pub struct ReadCancel {
+  flag: Arc<AtomicBool>,
+}
+
+#[napi]
+impl ReadCancel {
+  /// A flag not set yet.
+  #[napi(constructor)]
+  #[allow(clippy::new_without_default)]
+  pub fn new() -> Self {
+    ReadCancel {
+      flag: Arc::new(AtomicBool::new(false)),
+    }
+  }
+
+  /// Stops the read at its next chunk.
+  #[napi]
+  pub fn cancel(&self) {
+    self.flag.store(true, Ordering::Relaxed);
+  }
+}
+
+impl ReadTask {
+  fn start(source: Source, cancel: Option<&ReadCancel>) -> AsyncTask<ReadTask> {
+    let cancel = cancel.map_or_else(|| Arc::new(AtomicBool::new(false)), |c| Arc::clone(&c.flag));
+    AsyncTask::new(ReadTask { source, cancel })
+  }
 }
 
 /// The promise's value: the string, or a failure code (as the sync functions).
@@ -54,20 +94,24 @@ impl Task for ReadTask {
   /// On a pool thread: everything but the string creation. The read's facts
   /// (the ASCII prefix checked chunk by chunk as it read) go to the decode.
   fn compute(&mut self) -> napi::Result<Outcome> {
+    let cancel = &self.cancel;
     Ok(match &self.source {
       Source::Path { path: None, .. } => Outcome::Failure(FS_ANSWERS),
-      // Files of kMaxLength bytes or more are left to fs.promises (its answer
-      // for them, a string or which error, depends on the Node version); one
-      // that reaches it here grew since fstat.
+      // Regular files of kMaxLength bytes or more are left to fs.promises (its
+      // answer for them, a string or which error, depends on the Node
+      // version); one that reaches it here grew since fstat. Reads of unknown
+      // length stop at kMaxLength with ERR_STRING_TOO_LONG (`ReadError::TooLong`).
       Source::Path {
         path: Some(path),
         flags,
       } => pipeline::read_to_outcome(
-        |buf| read::read_path_limited_into(path, *flags, MAX_STRING_LENGTH, buf),
+        |buf| read::read_path_limited_into(path, *flags, MAX_STRING_LENGTH, cancel, buf),
         FS_ANSWERS,
       ),
       // As the sync readFd (fs has no promise API for fds).
-      Source::Fd(fd) => pipeline::read_to_outcome(|buf| read::read_fd_into(*fd, buf), STRING_TOO_LONG),
+      Source::Fd(fd) => {
+        pipeline::read_to_outcome(|buf| read::read_fd_cancellable_into(*fd, cancel, buf), STRING_TOO_LONG)
+      }
     })
   }
 
@@ -79,28 +123,20 @@ impl Task for ReadTask {
 
 /// Reads the file at `path` (a string) opened with numeric fs `flags`, off the main thread.
 #[napi(js_name = "readPathAsync", ts_return_type = "Promise<string | number>")]
-pub fn read_path_async(path: String, flags: i32) -> AsyncTask<ReadTask> {
-  AsyncTask::new(ReadTask {
-    source: Source::Path {
-      path: CString::new(path).ok(),
-      flags,
-    },
-  })
+pub fn read_path_async(path: String, flags: i32, cancel: Option<&ReadCancel>) -> AsyncTask<ReadTask> {
+  let path = CString::new(path).ok();
+  ReadTask::start(Source::Path { path, flags }, cancel)
 }
 
 /// Reads the file at `path` given as raw bytes (a Buffer path), off the main thread.
 #[napi(js_name = "readPathBytesAsync", ts_return_type = "Promise<string | number>")]
-pub fn read_path_bytes_async(path: &[u8], flags: i32) -> AsyncTask<ReadTask> {
-  AsyncTask::new(ReadTask {
-    source: Source::Path {
-      path: CString::new(path).ok(),
-      flags,
-    },
-  })
+pub fn read_path_bytes_async(path: &[u8], flags: i32, cancel: Option<&ReadCancel>) -> AsyncTask<ReadTask> {
+  let path = CString::new(path).ok();
+  ReadTask::start(Source::Path { path, flags }, cancel)
 }
 
 /// Reads from an open fd's current position to EOF (left open), off the main thread.
 #[napi(js_name = "readFdAsync", ts_return_type = "Promise<string | number>")]
-pub fn read_fd_async(fd: i32) -> AsyncTask<ReadTask> {
-  AsyncTask::new(ReadTask { source: Source::Fd(fd) })
+pub fn read_fd_async(fd: i32, cancel: Option<&ReadCancel>) -> AsyncTask<ReadTask> {
+  ReadTask::start(Source::Fd(fd), cancel)
 }

@@ -19,9 +19,11 @@ mod portable;
 use portable as reader;
 
 use std::ffi::CStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 
 use crate::buffers;
-use crate::limits::{STACK_PATH_BYTES, UNKNOWN_SIZE_FIRST_CHUNK};
+use crate::limits::{MAX_STRING_LENGTH, STACK_PATH_BYTES, UNKNOWN_SIZE_FIRST_CHUNK};
 
 /// Which reader this build has: "syscalls" or "portable".
 pub(crate) const READER: &str = reader::NAME;
@@ -53,6 +55,13 @@ pub enum ReadError {
   /// A regular file of at least the caller's size limit
   /// (`read_path_limited_into`), not read.
   TooLarge,
+  /// A file of unknown size (a device, a FIFO, procfs) or one that grew while
+  /// it was read reached `max_bytes()`: no string can hold it, so the read
+  /// stopped there (and freed its buffer).
+  TooLong,
+  /// The caller's cancel flag was set (an aborted async read): the read stopped
+  /// between two chunks.
+  Cancelled,
 }
 
 /// What a read found out about the bytes besides their count, for the steps
@@ -94,29 +103,78 @@ pub(crate) fn with_terminated<R>(path: &[u8], f: impl FnOnce(&CStr) -> Result<R,
   f(CStr::from_bytes_with_nul(terminated).map_err(|_| ReadError::ForFs)?)
 }
 
+/// Testing knob: a lower limit for reads of unknown length (a byte count), so
+/// that the tests of endless inputs need not read 512 MiB each. It can only
+/// lower the limit.
+const TEST_MAX_BYTES_VAR: &str = "READFILE_UTF8_TEST_MAX_BYTES";
+
+/// Where reads of unknown length stop (`ReadError::TooLong`): kMaxLength, or
+/// the lower `READFILE_UTF8_TEST_MAX_BYTES`, read once, at the first read.
+pub(crate) fn max_bytes() -> usize {
+  static MAX: OnceLock<usize> = OnceLock::new();
+  *MAX.get_or_init(|| max_bytes_from(std::env::var(TEST_MAX_BYTES_VAR).ok().as_deref()))
+}
+
+/// kMaxLength, or `test_value` (a byte count) if it is lower; anything else
+/// (not a number, higher, absent) leaves the limit as it is.
+fn max_bytes_from(test_value: Option<&str>) -> usize {
+  test_value
+    .and_then(|v| v.trim().parse::<usize>().ok())
+    .map_or(MAX_STRING_LENGTH, |lower| lower.clamp(1, MAX_STRING_LENGTH))
+}
+
+/// When a read stops before EOF.
+#[derive(Clone, Copy)]
+struct Stop<'a> {
+  /// Reads of unknown length stop at this many bytes (`max_bytes()`).
+  max: usize,
+  /// Set by the read's owner to stop it between two chunks.
+  cancel: &'a AtomicBool,
+}
+
+/// The cancel flag of reads that cannot be cancelled (the synchronous ones).
+static NEVER_CANCELLED: AtomicBool = AtomicBool::new(false);
+
+/// Whether the read's owner asked it to stop; checked between chunks.
+fn cancelled(cancel: &AtomicBool) -> bool {
+  cancel.load(Ordering::Relaxed)
+}
+
 /// Opens `path` with fs-style numeric `flags` (from `fs.constants`) and reads
 /// it whole into `buf` (its old contents are dropped).
 pub(crate) fn read_path_into(path: &CStr, flags: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  reader::read_path(path, flags, usize::MAX, Split::Allowed, buf)
+  reader::read_path(path, flags, usize::MAX, Split::Allowed, &NEVER_CANCELLED, buf)
 }
 
 /// Like `read_path_into`, but a regular file whose size is `limit` bytes or
-/// more is not read at all (`ReadError::TooLarge`), and the file is read on
-/// this thread alone: for reads that run beside others (async reads on
+/// more is not read at all (`ReadError::TooLarge`), the file is read on this
+/// thread alone, and the read stops between chunks once `cancel` is set
+/// (`ReadError::Cancelled`): for reads that run beside others (async reads on
 /// libuv's pool), where the other core is busy anyway.
 pub(crate) fn read_path_limited_into(
   path: &CStr,
   flags: i32,
   limit: usize,
+  cancel: &AtomicBool,
   buf: &mut Vec<u8>,
 ) -> Result<ReadFacts, ReadError> {
-  reader::read_path(path, flags, limit, Split::Never, buf)
+  reader::read_path(path, flags, limit, Split::Never, cancel, buf)
 }
 
 /// Reads a caller-owned fd from its current position to EOF into `buf`; never
 /// closes it.
 pub(crate) fn read_fd_into(fd: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  reader::read_fd(fd, buf)
+  reader::read_fd(fd, &NEVER_CANCELLED, buf)
+}
+
+/// `read_fd_into` that stops between chunks once `cancel` is set
+/// (`ReadError::Cancelled`).
+pub(crate) fn read_fd_cancellable_into(
+  fd: i32,
+  cancel: &AtomicBool,
+  buf: &mut Vec<u8>,
+) -> Result<ReadFacts, ReadError> {
+  reader::read_fd(fd, cancel, buf)
 }
 
 /// `read_path_into` of raw path bytes into a new buffer (for tests and tools).
@@ -142,6 +200,21 @@ fn empty_with_room(buf: &mut Vec<u8>, wanted: usize) {
   buf.clear();
 }
 
+/// Makes room in a full `buf` for the next bytes of a read of unknown length:
+/// doubling, but never past `max` bytes in all, so an endless input takes no
+/// more memory than the longest string it could become.
+fn grow_towards(buf: &mut Vec<u8>, max: usize) {
+  let target = buf.capacity().saturating_mul(2).max(UNKNOWN_SIZE_FIRST_CHUNK).min(max);
+  buf.reserve_exact(target.saturating_sub(buf.len()));
+}
+
+/// Ends a read that reached `max_bytes()`: its buffer is freed, not kept for
+/// reuse (nor pooled), since it is as large as a read can be.
+fn too_long(buf: &mut Vec<u8>) -> ReadError {
+  *buf = Vec::new();
+  ReadError::TooLong
+}
+
 /// The room a read starts with: the file's size and one byte more (getting it
 /// means the file grew), or a first chunk when the size is unknown.
 fn room_for(regular: bool, size: usize) -> usize {
@@ -149,5 +222,37 @@ fn room_for(regular: bool, size: usize) -> usize {
     size + 1
   } else {
     UNKNOWN_SIZE_FIRST_CHUNK
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn the_test_limit_can_only_lower_max_bytes() {
+    assert_eq!(max_bytes_from(None), MAX_STRING_LENGTH);
+    assert_eq!(max_bytes_from(Some("3145733")), 3_145_733);
+    assert_eq!(max_bytes_from(Some(" 4096\n")), 4096);
+    assert_eq!(max_bytes_from(Some("0")), 1);
+    assert_eq!(max_bytes_from(Some("99999999999")), MAX_STRING_LENGTH);
+    assert_eq!(max_bytes_from(Some("-5")), MAX_STRING_LENGTH);
+    assert_eq!(max_bytes_from(Some("1MiB")), MAX_STRING_LENGTH);
+    assert_eq!(max_bytes_from(Some("")), MAX_STRING_LENGTH);
+  }
+
+  #[test]
+  fn growth_doubles_up_to_the_limit_and_never_past_it() {
+    let mut buf: Vec<u8> = Vec::new();
+    grow_towards(&mut buf, 100_000);
+    assert_eq!(buf.capacity(), UNKNOWN_SIZE_FIRST_CHUNK);
+    for expected in [16_384, 32_768, 65_536, 100_000] {
+      buf.resize(buf.capacity(), 0);
+      grow_towards(&mut buf, 100_000);
+      assert_eq!(buf.capacity(), expected);
+    }
+    let mut buf = vec![1u8; 10];
+    assert!(matches!(too_long(&mut buf), ReadError::TooLong));
+    assert_eq!(buf.capacity(), 0, "the buffer is freed");
   }
 }

@@ -10,8 +10,12 @@ use std::ffi::CStr;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
-use super::{empty_with_room, room_for, ReadError, ReadFacts, Split};
+use super::{
+  cancelled, empty_with_room, grow_towards, max_bytes, room_for, too_long, ReadError, ReadFacts, Split, Stop,
+};
+use crate::limits::UNKNOWN_SIZE_CHUNK;
 
 pub const NAME: &str = "portable";
 
@@ -25,6 +29,7 @@ pub fn read_path(
   flags: i32,
   limit: usize,
   _split: Split,
+  cancel: &AtomicBool,
   buf: &mut Vec<u8>,
 ) -> Result<ReadFacts, ReadError> {
   if flags != O_RDONLY {
@@ -32,13 +37,17 @@ pub fn read_path(
   }
   let path = os_path(path.to_bytes()).ok_or(ReadError::ForFs)?;
   let file = File::open(path).map_err(|_| ReadError::ForFs)?;
-  read_file(&file, limit, buf, |_| ReadError::ForFs)
+  let stop = Stop {
+    max: max_bytes(),
+    cancel,
+  };
+  read_file(&file, limit, stop, buf, |_| ReadError::ForFs)
 }
 
 /// Reads a caller's fd from its offset to EOF. Once bytes may have been
 /// consumed, fs could not read them again, so errors carry their errno.
 #[cfg(unix)]
-pub fn read_fd(fd: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
+pub fn read_fd(fd: i32, cancel: &AtomicBool, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
   use std::mem::ManuallyDrop;
   use std::os::unix::io::FromRawFd;
 
@@ -54,20 +63,28 @@ pub fn read_fd(fd: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
   // SAFETY: `fd` is open (checked above) and stays the caller's: ManuallyDrop
   // never closes it, and `file` does not outlive this call.
   let file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
-  read_file(&file, usize::MAX, buf, os_error)
+  let stop = Stop {
+    max: max_bytes(),
+    cancel,
+  };
+  read_file(&file, usize::MAX, stop, buf, os_error)
 }
 
 /// Node's fds on Windows are C runtime fds of Node's own CRT: fs reads them.
 #[cfg(not(unix))]
-pub fn read_fd(_fd: i32, _buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
+pub fn read_fd(_fd: i32, _cancel: &AtomicBool, _buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
   Err(ReadError::ForFs)
 }
 
 /// Reads `file` to EOF into `buf`, with room for its size and one byte more;
-/// a regular file of `limit` bytes or more is not read.
+/// a regular file of `limit` bytes or more is not read. Read in chunks of at
+/// most `UNKNOWN_SIZE_CHUNK`, with the cancel flag checked between them; once
+/// the room is used up (a file of unknown size, or one that grew), the buffer
+/// grows up to `stop.max` bytes, where the read stops (`ReadError::TooLong`).
 fn read_file(
   file: &File,
   limit: usize,
+  stop: Stop,
   buf: &mut Vec<u8>,
   error: impl Fn(io::Error) -> ReadError,
 ) -> Result<ReadFacts, ReadError> {
@@ -77,11 +94,26 @@ fn read_file(
     return Err(ReadError::TooLarge);
   }
   empty_with_room(buf, room_for(meta.is_file(), size));
-  // std reads into the spare capacity without zeroing it, retries EINTR, and
-  // grows the buffer only for a file that grew since its metadata was read.
+  let max = stop.max;
   let mut reader = file;
-  reader.read_to_end(buf).map_err(&error)?;
-  Ok(ReadFacts::default())
+  loop {
+    if cancelled(stop.cancel) {
+      return Err(ReadError::Cancelled);
+    }
+    if buf.len() == buf.capacity() {
+      if buf.len() >= max {
+        return Err(too_long(buf));
+      }
+      grow_towards(buf, max);
+    }
+    let room = (buf.capacity() - buf.len()).min(UNKNOWN_SIZE_CHUNK);
+    // std reads into the spare capacity without zeroing it and retries EINTR;
+    // `take` keeps it within the room, so it never grows the buffer itself.
+    let n = reader.by_ref().take(room as u64).read_to_end(buf).map_err(&error)?;
+    if n < room {
+      return Ok(ReadFacts::default()); // EOF
+    }
+  }
 }
 
 /// The path as the OS takes it: raw bytes on Unix; on Windows, where fs
@@ -118,7 +150,9 @@ mod tests {
     assert_eq!(read_path(path, 2), Err(ReadError::ForFs));
     assert_eq!(read_path(b"a\0b", 0), Err(ReadError::ForFs));
     let mut buf = Vec::new();
-    let limited = |limit, buf: &mut Vec<u8>| with_terminated(path, |p| read_path_limited_into(p, 0, limit, buf));
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let limited =
+      |limit, buf: &mut Vec<u8>| with_terminated(path, |p| read_path_limited_into(p, 0, limit, &never, buf));
     assert_eq!(limited(6, &mut buf), Err(ReadError::TooLarge));
     assert_eq!(limited(7, &mut buf).map(|_| buf.len()), Ok(6));
     #[cfg(unix)]
@@ -130,6 +164,52 @@ mod tests {
       })
     );
     std::fs::remove_dir_all(&dir).unwrap();
+  }
+
+  #[cfg(unix)]
+  #[test]
+  fn reads_of_unknown_length_stop_at_the_limit_and_free_their_buffer() {
+    use super::{read_file, Stop};
+    use crate::limits::UNKNOWN_SIZE_CHUNK;
+    use std::fs::File;
+    use std::io::Write;
+    use std::os::unix::io::FromRawFd;
+    use std::sync::atomic::AtomicBool;
+    let never = AtomicBool::new(false);
+    let max = 3 * UNKNOWN_SIZE_CHUNK + 5;
+    let stop = Stop { max, cancel: &never };
+    let fail = |_| ReadError::ForFs;
+    let zero = File::open("/dev/zero").unwrap();
+    let mut buf = Vec::new();
+    assert_eq!(
+      read_file(&zero, usize::MAX, stop, &mut buf, fail),
+      Err(ReadError::TooLong)
+    );
+    assert_eq!(buf.capacity(), 0);
+    for (len, too_long) in [(max - 1, false), (max, true)] {
+      let mut fds = [0; 2];
+      // SAFETY: `fds` has room for the two fds pipe(2) writes.
+      assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+      // SAFETY: both fds were just made by pipe(2) and are owned only here.
+      let (reader, mut writer) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
+      let feeder = std::thread::spawn(move || writer.write_all(&vec![b'x'; len]));
+      let mut buf = Vec::new();
+      let read = read_file(&reader, usize::MAX, stop, &mut buf, fail);
+      assert_eq!(read.is_err(), too_long, "{len} bytes");
+      if too_long {
+        assert_eq!(read, Err(ReadError::TooLong));
+      } else {
+        assert!(buf.len() == len && buf.capacity() <= max);
+      }
+      drop(reader);
+      let _ = feeder.join().unwrap(); // EPIPE once the reader stopped
+    }
+    let cancel = AtomicBool::new(true);
+    let stop = Stop { max, cancel: &cancel };
+    assert_eq!(
+      read_file(&zero, usize::MAX, stop, &mut buf, fail),
+      Err(ReadError::Cancelled)
+    );
   }
 
   #[cfg(unix)]

@@ -10,10 +10,13 @@ use std::ffi::CStr;
 use std::io;
 use std::mem::MaybeUninit;
 use std::os::unix::io::RawFd;
+use std::sync::atomic::AtomicBool;
 
 use super::syscall;
-use super::{empty_with_room, room_for, ReadError, ReadFacts, Split, Syscall};
-use crate::limits::{CHUNKED_READ_MIN_BYTES, READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES, UNKNOWN_SIZE_FIRST_CHUNK};
+use super::{
+  cancelled, empty_with_room, grow_towards, max_bytes, room_for, too_long, ReadError, ReadFacts, Split, Stop, Syscall,
+};
+use crate::limits::{CHUNKED_READ_MIN_BYTES, READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES, UNKNOWN_SIZE_CHUNK};
 use crate::two_threads::{both, page_aligned_middle};
 
 pub const NAME: &str = "syscalls";
@@ -24,16 +27,17 @@ pub fn read_path(
   flags: i32,
   limit: usize,
   split: Split,
+  cancel: &AtomicBool,
   buf: &mut Vec<u8>,
 ) -> Result<ReadFacts, ReadError> {
   let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;
   // Dropping `fd` closes it on every path out of here.
-  read_open_fd(fd.raw(), split, limit, buf)
+  read_open_fd(fd.raw(), split, limit, cancel, buf)
 }
 
 /// Reads a caller's fd from its offset to EOF.
-pub fn read_fd(fd: RawFd, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  read_open_fd(fd, Split::Never, usize::MAX, buf)
+pub fn read_fd(fd: RawFd, cancel: &AtomicBool, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
+  read_open_fd(fd, Split::Never, usize::MAX, cancel, buf)
 }
 
 /// Opens `path` (O_CLOEXEC added, O_CREAT with mode 0o666 like Node), retried
@@ -47,7 +51,13 @@ fn open(path: &CStr, flags: i32) -> io::Result<syscall::OwnedFd> {
   }
 }
 
-fn read_open_fd(fd: RawFd, split: Split, limit: usize, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
+fn read_open_fd(
+  fd: RawFd,
+  split: Split,
+  limit: usize,
+  cancel: &AtomicBool,
+  buf: &mut Vec<u8>,
+) -> Result<ReadFacts, ReadError> {
   let (regular, size) = file_kind_and_size(fd).map_err(|e| os_error(e, Syscall::Read))?;
   if regular && size >= limit {
     return Err(ReadError::TooLarge);
@@ -62,10 +72,14 @@ fn read_open_fd(fd: RawFd, split: Split, limit: usize, buf: &mut Vec<u8>) -> Res
     }
     // The file changed under us: read it on the plain way.
   }
+  let stop = Stop {
+    max: max_bytes(),
+    cancel,
+  };
   let ascii_prefix = if regular && size > 0 {
-    read_sized(fd, buf)?
+    read_sized(fd, stop, buf)?
   } else {
-    grow_until_eof(fd, buf).map(|()| 0)?
+    grow_until_eof(fd, stop, buf).map(|()| 0)?
   };
   Ok(ReadFacts {
     ascii_prefix,
@@ -78,7 +92,7 @@ fn read_open_fd(fd: RawFd, split: Split, limit: usize, buf: &mut Vec<u8>) -> Res
 /// finishes it (large files: chunk by chunk). A short read of a regular file
 /// means EOF; a full buffer means the file grew, so we keep reading until EOF.
 /// Returns the length of the known-ASCII prefix.
-fn read_sized(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+fn read_sized(fd: RawFd, stop: Stop, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
   let mut ascii_prefix = 0;
   let wanted = buf.capacity();
   let chunk = if wanted >= CHUNKED_READ_MIN_BYTES {
@@ -87,13 +101,16 @@ fn read_sized(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
     wanted
   };
   loop {
+    if cancelled(stop.cancel) {
+      return Err(ReadError::Cancelled);
+    }
     let start = buf.len();
     let n = read_appending(fd, buf, chunk)?;
     if ascii_prefix == start && buf[start..].is_ascii() {
       ascii_prefix = buf.len();
     }
     if buf.len() == buf.capacity() {
-      grow_until_eof(fd, buf)?;
+      grow_until_eof(fd, stop, buf)?;
       return Ok(ascii_prefix);
     }
     if n < chunk {
@@ -181,13 +198,23 @@ fn retrying_eintr(mut call: impl FnMut() -> isize) -> Result<usize, ReadError> {
   }
 }
 
-/// Reads until read returns 0, doubling the buffer whenever it is full.
-fn grow_until_eof(fd: RawFd, buf: &mut Vec<u8>) -> Result<(), ReadError> {
+/// Reads until read returns 0, doubling the buffer whenever it is full, in
+/// reads of at most `UNKNOWN_SIZE_CHUNK` with the cancel flag checked between
+/// them; stops at `stop.max` bytes (`ReadError::TooLong`): an endless input
+/// (/dev/zero, a FIFO that is never closed) ends there.
+fn grow_until_eof(fd: RawFd, stop: Stop, buf: &mut Vec<u8>) -> Result<(), ReadError> {
+  let max = stop.max;
   loop {
-    if buf.len() == buf.capacity() {
-      buf.reserve(buf.capacity().max(UNKNOWN_SIZE_FIRST_CHUNK));
+    if cancelled(stop.cancel) {
+      return Err(ReadError::Cancelled);
     }
-    if read_appending(fd, buf, usize::MAX)? == 0 {
+    if buf.len() >= max {
+      return Err(too_long(buf));
+    }
+    if buf.len() == buf.capacity() {
+      grow_towards(buf, max);
+    }
+    if read_appending(fd, buf, UNKNOWN_SIZE_CHUNK.min(max - buf.len()))? == 0 {
       return Ok(());
     }
   }
@@ -226,7 +253,7 @@ mod tests {
   use std::fs::File;
   use std::io::Write;
   use std::os::unix::ffi::OsStrExt;
-  use std::os::unix::io::AsRawFd;
+  use std::os::unix::io::{AsRawFd, FromRawFd};
 
   #[test]
   fn reads_whole_file_and_reports_enoent() {
@@ -305,6 +332,54 @@ mod tests {
     .unwrap();
     assert!(buf == bytes && !got.in_halves);
     std::fs::remove_dir_all(&dir).unwrap();
+  }
+
+  #[test]
+  fn reads_of_unknown_length_stop_at_the_limit_and_free_their_buffer() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let never = AtomicBool::new(false);
+    let zero = File::open("/dev/zero").unwrap();
+    // A limit that is no multiple of the chunk or of a doubling.
+    let max = 3 * UNKNOWN_SIZE_CHUNK + 5;
+    let mut buf = Vec::new();
+    let stop = Stop { max, cancel: &never };
+    assert_eq!(
+      grow_until_eof(zero.as_raw_fd(), stop, &mut buf),
+      Err(ReadError::TooLong)
+    );
+    assert_eq!(buf.capacity(), 0);
+    // A FIFO's content: one byte under the limit reads whole, at the limit is
+    // too long (as Node counts: kMaxLength bytes or more).
+    for (len, expected) in [(max - 1, Ok(())), (max, Err(ReadError::TooLong))] {
+      let mut fds = [0; 2];
+      // SAFETY: `fds` has room for the two fds pipe(2) writes.
+      assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+      // SAFETY: both fds were just made by pipe(2) and are owned only here.
+      let (reader, mut writer) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
+      let feeder = std::thread::spawn(move || writer.write_all(&vec![b'x'; len]));
+      let mut buf = Vec::new();
+      assert_eq!(
+        grow_until_eof(reader.as_raw_fd(), stop, &mut buf),
+        expected,
+        "{len} bytes"
+      );
+      if expected.is_ok() {
+        assert_eq!(buf.len(), len);
+        assert!(buf.capacity() <= max);
+      }
+      drop(reader);
+      let _ = feeder.join().unwrap(); // EPIPE once the reader stopped
+    }
+    // A cancelled read stops before its next chunk.
+    let cancel = AtomicBool::new(true);
+    let mut buf = Vec::new();
+    let stop = Stop { max, cancel: &cancel };
+    assert_eq!(
+      grow_until_eof(zero.as_raw_fd(), stop, &mut buf),
+      Err(ReadError::Cancelled)
+    );
+    cancel.store(false, Ordering::Relaxed);
+    assert!(buf.is_empty());
   }
 
   #[test]
