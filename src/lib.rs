@@ -9,6 +9,7 @@
 //!   → `js_string` a JS string, copied or external.
 
 pub mod async_read;
+pub mod batch;
 pub mod classify;
 pub mod decode;
 pub mod helper_thread;
