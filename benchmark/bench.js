@@ -54,6 +54,7 @@ Options:
                                 on the speed-up over fs that they set
                       sustained plain loops of reads, each reader in a process of its own,
                                 no gc() between loops (how a tool reading many files runs)
+                      batch     readFilesUtf8(Async) over node_modules and a generated tree
                       all       every suite above, in that order
   -h, --help          this text
 
@@ -192,7 +193,7 @@ function measureInProcesses(names, file, { budgetMs, rounds, minSamples, warmupM
 }
 
 /** The suites beside the read matrix: separate scripts, run with this same Node. */
-const OTHER_SUITES = ['async', 'decode', 'register', 'floor', 'sustained']
+const OTHER_SUITES = ['async', 'decode', 'register', 'floor', 'sustained', 'batch']
 
 function runSuiteScript(suite) {
   const { spawnSync } = require('node:child_process')
