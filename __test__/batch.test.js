@@ -518,3 +518,55 @@ test('index.d.ts types the batch functions (and rejects misuse)', () => {
   assert.match(bad.stdout, /TS2322|TS2769/)
   assert.match(bad.stdout, /TS2345|TS2769/)
 })
+
+test('worker threads terminated mid-batch (sync and async): no crash, no fd left open', () => {
+  const dir = scratch('batch-workers')
+  fs.mkdirSync(dir)
+  const files = Array.from({ length: 40 }, (_, i) => {
+    const f = path.join(dir, `f${i}.txt`)
+    fs.writeFileSync(f, content(['ascii', 'mixed', 'invalid'][i % 3], 1000 + i * 4000, i + 1))
+    return f
+  })
+  const script = `
+    const fs = require('node:fs')
+    const { Worker } = require('node:worker_threads')
+    const ROOT = ${JSON.stringify(ROOT)}
+    const files = ${JSON.stringify(files)}
+    const workerSource = 'const ROOT = ' + JSON.stringify(ROOT) + ';' + ${JSON.stringify(`
+      const { parentPort, workerData } = require('node:worker_threads')
+      const { readFilesUtf8, readFilesUtf8Async } = require(ROOT)
+      const list = Array.from({ length: 20000 }, (_, i) => workerData.files[i % workerData.files.length])
+      const lane = () => readFilesUtf8Async(list, { concurrency: 2 }).then(lane)
+      lane(); lane()
+      const spin = () => { readFilesUtf8(workerData.files); parentPort.postMessage('reading'); setImmediate(spin) }
+      spin()`)}
+    const openFds = () => fs.readdirSync('/proc/self/fd').length
+    const batchThreads = () =>
+      fs.readdirSync('/proc/self/task').filter((t) => {
+        try { return fs.readFileSync('/proc/self/task/' + t + '/comm', 'utf8').startsWith('readfile-utf8-b') } catch { return false }
+      }).length
+    ;(async () => {
+      const { readFilesUtf8 } = require(ROOT)
+      const round = async (i) => {
+        const w = new Worker(workerSource, { eval: true, workerData: { files } })
+        await new Promise((resolve) => w.once('message', resolve))
+        await new Promise((resolve) => setTimeout(resolve, 2 + (i % 5) * 7))
+        await w.terminate()
+        // Batch threads of a terminated worker end after the file in hand.
+        await new Promise((resolve) => setTimeout(resolve, 300))
+      }
+      // The first round opens what stays open for the process (worker plumbing).
+      await round(0)
+      const fdsBefore = openFds()
+      for (let i = 1; i <= 12; i++) await round(i)
+      const same = readFilesUtf8(files).every((s, i) => s === fs.readFileSync(files[i], 'utf8'))
+      process.stdout.write(JSON.stringify({ fdsBefore, fdsAfter: openFds(), same, threads: batchThreads() }))
+    })()`
+  const r = require('node:child_process').spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 })
+  assert.equal(r.signal, null, r.stderr)
+  assert.equal(r.status, 0, r.stderr)
+  const out = JSON.parse(r.stdout)
+  assert.equal(out.fdsAfter, out.fdsBefore, 'open fds')
+  assert.equal(out.threads, 0, 'batch threads still running')
+  assert.equal(out.same, true)
+})
