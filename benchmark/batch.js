@@ -8,6 +8,8 @@
 // Trees: every file under this repo's node_modules, and a generated tree of
 // source-like files of every content class (made once, deterministically).
 // The contenders take turns round by round; each pass starts after a full GC.
+// CPU ms (all threads of the process) beside wall ms: on a machine shared with
+// other work, the wall-clock gain from more threads is only what cores are free.
 // Then, each in a fresh process, peak RSS of reading the whole node_modules
 // tree (all strings kept) with a loop of fs and with readFilesUtf8.
 // Self-contained: it shares no code with the other suites.
@@ -135,13 +137,16 @@ const median = (xs) => {
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
 }
 
+/** One pass: wall ms, and CPU ms of the whole process (every thread; GC included). */
 async function timeOnce(fn, files) {
   gc()
+  const cpu0 = process.cpuUsage()
   const t0 = performance.now()
   const out = await fn(files)
   const ms = performance.now() - t0
+  const cpu = process.cpuUsage(cpu0)
   if (out.length !== files.length) throw new Error('wrong result length')
-  return ms
+  return { ms, cpu: (cpu.user + cpu.system) / 1000 }
 }
 
 /** Times every contender ROUNDS times over `files`, taking turns (the order rotates each round). */
@@ -157,16 +162,20 @@ async function measureTree(name, files, addon) {
     }
   }
   const times = Object.fromEntries(names.map((n) => [n, []]))
+  const cpus = Object.fromEntries(names.map((n) => [n, []]))
   for (let round = 0; round < ROUNDS; round++) {
     for (let k = 0; k < names.length; k++) {
       const n = names[(k + round) % names.length]
-      times[n].push(await timeOnce(list[n], files))
+      const { ms, cpu } = await timeOnce(list[n], files)
+      times[n].push(ms)
+      cpus[n].push(cpu)
     }
     process.stderr.write(`  ${name}: round ${round + 1}/${ROUNDS}\r`)
   }
   process.stderr.write('\n')
   const bytes = files.reduce((sum, f) => sum + fs.statSync(f).size, 0)
-  return { name, files: files.length, bytes, times: Object.fromEntries(names.map((n) => [n, median(times[n])])), all: times }
+  const medians = (m) => Object.fromEntries(names.map((n) => [n, median(m[n])]))
+  return { name, files: files.length, bytes, times: medians(times), cpu: medians(cpus) }
 }
 
 function table(r) {
@@ -177,13 +186,13 @@ function table(r) {
   const lines = [
     `### ${r.name}: ${r.files} files, ${(r.bytes / 2 ** 20).toFixed(1)} MiB (median of ${ROUNDS} passes)`,
     '',
-    '| contender | ms per pass | µs per file | MiB/s | vs fs loop | vs readFileUtf8 loop |',
-    '| :--- | ---: | ---: | ---: | ---: | ---: |',
+    '| contender | ms per pass | CPU ms per pass | µs per file | MiB/s | vs fs loop | vs readFileUtf8 loop |',
+    '| :--- | ---: | ---: | ---: | ---: | ---: | ---: |',
   ]
   for (const [n, ms] of Object.entries(t)) {
     const vsFs = n.includes('Async') || n.startsWith('fs.promises') ? promises / ms : fsLoop / ms
     lines.push(
-      `| ${n} | ${ms.toFixed(1)} | ${((ms * 1000) / r.files).toFixed(2)} | ${(r.bytes / 2 ** 20 / (ms / 1000)).toFixed(0)} | ` +
+      `| ${n} | ${ms.toFixed(1)} | ${r.cpu[n].toFixed(1)} | ${((ms * 1000) / r.files).toFixed(2)} | ${(r.bytes / 2 ** 20 / (ms / 1000)).toFixed(0)} | ` +
         `${vsFs.toFixed(2)}×${n.includes('Async') || n.startsWith('fs.promises') ? ' (vs fs.promises)' : ''} | ` +
         `${n.includes('Async') || n.startsWith('fs.promises') ? '' : `${(ourLoop / ms).toFixed(2)}×`} |`,
     )

@@ -59,6 +59,9 @@ const WINDOW: usize = 1024;
 /// Workers start no new file while the results waiting for the JS thread hold
 /// this many bytes or more: a list of huge files streams through.
 const PENDING_MAX_BYTES: usize = 32 << 20;
+/// Async: results ready in list order per wake-up of the JS thread (fewer
+/// when workers wait for room or the batch is ending).
+const WAKE_RUN: usize = 64;
 /// Results made into strings per handle scope (sync), so a list of 10^5 files
 /// does not hold 10^5 handles at once.
 const SCOPE_RESULTS: usize = 256;
@@ -114,6 +117,8 @@ struct State {
   waker: Waker,
   /// A wake-up is on its way to the JS thread (async).
   wake_queued: bool,
+  /// The first index from `emitted` on whose result is not ready yet.
+  ready_end: usize,
 }
 
 struct Batch {
@@ -162,6 +167,7 @@ impl Batch {
         workers_waiting: 0,
         waker,
         wake_queued: false,
+        ready_end: 0,
       }),
       ready: Condvar::new(),
       room: Condvar::new(),
@@ -191,12 +197,27 @@ impl Batch {
     }
   }
 
-  /// Stores a finished result and wakes the JS thread if it is the one it waits for.
+  /// Stores a finished result; wakes the JS thread if it extends the run of
+  /// results ready in list order (async: once that run is worth a wake-up).
   fn deposit(&self, st: &mut State, index: usize, outcome: Outcome) {
     st.pending_bytes += result_bytes(&outcome);
-    let slot = index % st.slots.len();
-    st.slots[slot] = Some(outcome);
-    if index != st.emitted {
+    let window = st.slots.len();
+    st.slots[index % window] = Some(outcome);
+    if index != st.ready_end {
+      return;
+    }
+    while st.ready_end < self.len() && st.ready_end < st.emitted + window && st.slots[st.ready_end % window].is_some() {
+      st.ready_end += 1;
+    }
+    self.wake_js(st, false);
+  }
+
+  /// Tells the JS thread that results are ready in list order. Async, a
+  /// wake-up costs the JS thread a callback: one per `WAKE_RUN` results,
+  /// unless `now` (a worker is about to wait for room) or no file is left to
+  /// start (the batch is ending).
+  fn wake_js(&self, st: &mut State, now: bool) {
+    if st.ready_end == st.emitted {
       return;
     }
     match &st.waker {
@@ -206,7 +227,8 @@ impl Batch {
         }
       }
       Waker::Callback(wake) => {
-        if !st.wake_queued {
+        let worth_it = now || st.ready_end - st.emitted >= WAKE_RUN || st.claimed >= self.len();
+        if !st.wake_queued && worth_it {
           st.wake_queued = true;
           let delivered = wake
             .as_ref()
@@ -239,6 +261,8 @@ impl Batch {
         if st.stop || st.claimed >= self.len() {
           return;
         }
+        // The JS thread must drain for room to come.
+        self.wake_js(&mut st, true);
         st.workers_waiting += 1;
         // A timeout too, so that a worker whose JS environment went away
         // without a word (async) notices it and ends.
