@@ -65,6 +65,9 @@ const WAKE_RUN: usize = 64;
 /// Results made into strings per handle scope (sync), so a list of 10^5 files
 /// does not hold 10^5 handles at once.
 const SCOPE_RESULTS: usize = 256;
+/// Sync: results taken out of the ring (no longer counted in the pending
+/// bytes) whose strings are made before this thread reads any further.
+const TAKEN_MAX_BYTES: usize = 8 << 20;
 /// Most threads a batch starts; more cannot help a disk or the page cache.
 const MAX_THREADS: u32 = 256;
 
@@ -466,9 +469,14 @@ fn collect_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi
   let mut index = 0u32;
   loop {
     let mut st = lock(&batch.state);
+    // Strings are made a scope's worth at a time: between them this thread
+    // keeps reading while it can, so one lock and one handle scope serve many files.
+    let mut taken_bytes = 0;
     let over = loop {
-      let over = batch.take_ready(&mut st, &mut taken, SCOPE_RESULTS);
-      if over || !taken.is_empty() {
+      let before = taken.len();
+      let over = batch.take_ready(&mut st, &mut taken, SCOPE_RESULTS - before);
+      taken_bytes += taken[before..].iter().map(result_bytes).sum::<usize>();
+      if over || taken.len() >= SCOPE_RESULTS || taken_bytes >= TAKEN_MAX_BYTES {
         break over;
       }
       if batch.may_claim(&st) {
@@ -479,6 +487,9 @@ fn collect_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi
         st = lock(&batch.state);
         batch.deposit(&mut st, claimed, outcome);
         continue;
+      }
+      if !taken.is_empty() {
+        break false;
       }
       st.js_waiting = true;
       st = batch.ready.wait(st).unwrap_or_else(|e| e.into_inner());
