@@ -9,9 +9,10 @@
 //! than `PENDING_MAX_BYTES`: however long the list, memory holds the strings
 //! made so far plus a bounded working set.
 //!
-//! Sync: the calling thread is one of the readers; it reads a file itself
-//! whenever the next result is not ready yet. Async: the workers wake the JS
-//! thread through a threadsafe function, which calls back into `take`.
+//! Sync: the calling thread is one of the readers; between scopes of strings
+//! it reads files itself while it may take one. Async: the workers wake the
+//! JS thread through a threadsafe function, whose JS callback calls
+//! `readFilesTake`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
@@ -109,7 +110,7 @@ struct State {
   claimed: usize,
   /// The next index the JS thread takes.
   emitted: usize,
-  /// Finished results, at `index % WINDOW`, from `emitted` on.
+  /// Finished results, at `index % slots.len()`, from `emitted` on.
   slots: Vec<Option<Outcome>>,
   /// Bytes held by the results in `slots`.
   pending_bytes: usize,
