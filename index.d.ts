@@ -66,6 +66,74 @@ export declare function readFileUtf8Async(
   options?: Utf8Encoding | ReadFileUtf8AsyncOptions,
 ): Promise<string>
 
+/** Options of {@link readFilesUtf8}. */
+export interface ReadFilesUtf8Options extends ReadFileUtf8Options {
+  /**
+   * How many threads read at once (the calling thread included, for the sync
+   * function): an integer from 1 to 256; default: `os.availableParallelism()`,
+   * at most 16. Out of range: `ERR_OUT_OF_RANGE`; not a number: `ERR_INVALID_ARG_TYPE`.
+   */
+  concurrency?: number | undefined
+  /**
+   * `'throw'` (default): the call throws (rejects with) the error fs gives for
+   * the first failing path in list order, with its position as `err.index`.
+   * `'return'`: each failing path's error (fs's own, without `index`) takes its
+   * place in the array.
+   */
+  errors?: 'throw' | 'return' | undefined
+}
+
+/** Options of {@link readFilesUtf8Async}: those of {@link readFilesUtf8}, plus an AbortSignal. */
+export interface ReadFilesUtf8AsyncOptions extends ReadFilesUtf8Options {
+  /** Aborting rejects with fs.promises' `AbortError` (`code: 'ABORT_ERR'`) and stops the reads. */
+  signal?: AbortSignal | undefined
+}
+
+/** An error of a batch read in `'throw'` mode: fs's error, plus the failing path's position. */
+export interface ReadFilesUtf8Error extends NodeJS.ErrnoException {
+  index: number
+}
+
+/**
+ * Reads a list of files as UTF-8 text with several threads at once. Element i
+ * is `===` `fs.readFileSync(paths[i], 'utf8')`, in the order of `paths`.
+ * Opening, reading and decoding run on worker threads; the strings are made on
+ * the calling thread, which reads too while it waits.
+ *
+ * @param paths file paths (string, Buffer/Uint8Array, `file:` URL) or integer
+ *   fds (read on the calling thread, in list order, from their position).
+ * @throws the error fs throws for the first failing path, with `index` set
+ *   (see {@link ReadFilesUtf8Options.errors}).
+ * @example
+ * const sources = readFilesUtf8(['src/a.ts', 'src/b.ts'])
+ */
+export declare function readFilesUtf8(
+  paths: readonly PathOrFileDescriptor[],
+  options?: Utf8Encoding | (ReadFilesUtf8Options & { errors?: 'throw' | undefined }),
+): string[]
+export declare function readFilesUtf8(
+  paths: readonly PathOrFileDescriptor[],
+  options: ReadFilesUtf8Options & { errors: 'return' },
+): Array<string | NodeJS.ErrnoException>
+
+/**
+ * {@link readFilesUtf8} off the main thread: resolves with what
+ * `fs.promises.readFile(p, 'utf8')` gives for each path, in list order;
+ * rejects with fs.promises' error for the first failing path (with `index`),
+ * or an `AbortError` when `options.signal` aborts. The main thread only makes
+ * the strings.
+ * @example
+ * const sources = await readFilesUtf8Async(paths, { signal: AbortSignal.timeout(5000) })
+ */
+export declare function readFilesUtf8Async(
+  paths: readonly PathOrFileDescriptor[],
+  options?: Utf8Encoding | (ReadFilesUtf8AsyncOptions & { errors?: 'throw' | undefined }),
+): Promise<string[]>
+export declare function readFilesUtf8Async(
+  paths: readonly PathOrFileDescriptor[],
+  options: ReadFilesUtf8AsyncOptions & { errors: 'return' },
+): Promise<Array<string | NodeJS.ErrnoException>>
+
 /**
  * Decodes UTF-8 bytes: `=== Buffer.from(bytes).toString('utf8', start, end)` for
  * every byte sequence (U+FFFD per maximal invalid subpart). `start`/`end` are

@@ -8,6 +8,7 @@ const fs = require('node:fs')
 const native = require('./lib/native')
 const { readFileUtf8Async, readFile, promisesReadFile } = require('./lib/async')
 const { decodeUtf8 } = require('./lib/decode')
+const { readFilesUtf8, readFilesUtf8Async } = require('./lib/batch')
 const { failure, FS_ANSWERS } = require('./lib/errors')
 const { DELEGATE, isUtf8, requestedEncoding, readerFlags, utf8Request, asUtf8Options } = require('./lib/options')
 const { nativeArgument, pathForError } = require('./lib/paths')
@@ -58,6 +59,8 @@ module.exports = {
   readFileUtf8,
   readFileSync,
   readFileUtf8Async,
+  readFilesUtf8,
+  readFilesUtf8Async,
   decodeUtf8,
   /** `fs.readFile` with fs's signature: UTF-8 requests for paths are ours. */
   readFile,

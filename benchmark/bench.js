@@ -27,6 +27,7 @@ const SUITES = {
   decode: { script: 'decode.js', about: "decodeUtf8 vs buffer.toString('utf8') and TextDecoder" },
   register: { script: 'register.js', about: "require('typescript') with and without readfile-utf8/register" },
   floor: { script: 'floor.js', about: 'the read step and the string step alone, and the caps on the speed-up they set' },
+  batch: { script: 'batch.js', about: 'readFilesUtf8(Async) over node_modules and a generated tree, against loops of fs and ours' },
 }
 const DEFAULT_SUITES = ['read', 'memory']
 

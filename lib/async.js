@@ -232,4 +232,4 @@ function readFile(path, options, callback) {
   )
 }
 
-module.exports = { readFileUtf8Async, readFile, promisesReadFile }
+module.exports = { readFileUtf8Async, readFile, promisesReadFile, abortError, asyncFailure }

@@ -158,3 +158,23 @@ pub(crate) const KEEP_IDLE_FOR: Duration = Duration::from_millis(500);
 /// its Latin-1 output for n). Address space only: pages never written cost
 /// nothing.
 pub(crate) const LARGE_STEP_BYTES: usize = 2 << 20;
+
+// ── batches (readFilesUtf8) ───────────────────────────────────────────────
+
+/// At most this many results wait for the JS thread (finished, or being read
+/// ahead of the next one it needs).
+pub(crate) const BATCH_WINDOW: usize = 1024;
+/// Workers start no new file while the results waiting for the JS thread hold
+/// this many bytes or more: a list of huge files streams through.
+pub(crate) const BATCH_PENDING_MAX_BYTES: usize = 32 << 20;
+/// Async: results ready in list order per wake-up of the JS thread (fewer
+/// when workers wait for room or the batch is ending).
+pub(crate) const BATCH_WAKE_RUN: usize = 64;
+/// Results made into strings per handle scope (sync), so a list of 10^5 files
+/// does not hold 10^5 handles at once.
+pub(crate) const BATCH_SCOPE_RESULTS: usize = 256;
+/// Sync: results taken out of the ring (no longer counted in the pending
+/// bytes) whose strings are made before this thread reads any further.
+pub(crate) const BATCH_TAKEN_MAX_BYTES: usize = 8 << 20;
+/// Most threads a batch starts; more cannot help a disk or the page cache.
+pub(crate) const BATCH_MAX_THREADS: u32 = 256;

@@ -36,15 +36,17 @@ pub(crate) fn read_to_string(
   reply
 }
 
-/// A read off the JS thread (libuv's pool): everything but making the string,
-/// which the JS thread does from the returned code units. `too_long` is the
-/// failure for a file of kMaxLength bytes or more.
+/// A read off the JS thread (libuv's pool, a batch's workers): everything but
+/// making the string, which the JS thread does from the returned code units.
+/// `too_long` is the failure for a file of kMaxLength bytes or more (found by
+/// its size, `ReadError::TooLarge`, or by reading it).
 pub(crate) fn read_to_outcome(
   read: impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError>,
   too_long: i32,
 ) -> Outcome {
   let mut buf = Vec::new();
   match read(&mut buf) {
+    Err(ReadError::TooLarge) => Outcome::Failure(too_long),
     Err(e) => {
       buffers::give(buf);
       e.into()

@@ -205,7 +205,7 @@ fn start_reaper() {
     return;
   }
   let started = std::thread::Builder::new()
-    .name("readfile-utf8-buffers".into())
+    .name("readfile-utf8-reaper".into())
     .spawn(reap);
   if started.is_err() {
     REAPER.store(false, Ordering::SeqCst);

@@ -9,8 +9,11 @@
 //! - `readPathBytes` (Buffer path), `readFd`, `engine`, `reader`: `#[napi]`
 //!   functions below;
 //! - `readPathAsync`, `readPathBytesAsync`, `readFdAsync`: tasks on libuv's
-//!   thread pool (`tasks`).
+//!   thread pool (`tasks`);
+//! - `readFiles`, `readFilesStart`/`Take`/`Cancel`: many files read by several
+//!   threads at once (`batch`).
 
+mod batch;
 mod raw;
 mod tasks;
 

@@ -1,0 +1,273 @@
+'use strict'
+// The batch suite (`npm run bench -- --suite batch`, or `node benchmark/batch.js
+// [--rounds N] [--no-rss]`): a whole tree of files read into strings, per pass,
+// by each contender:
+//   loop of fs.readFileSync(p, 'utf8') · loop of readFileUtf8(p) ·
+//   readFilesUtf8(paths) at the default concurrency, at 2 and at 1 ·
+//   fs.promises.readFile(p, 'utf8') with 64 reads in flight · readFilesUtf8Async(paths).
+// Trees: every file under this repo's node_modules, and a generated tree of
+// source-like files of every content class (made once, deterministically).
+// The contenders take turns round by round; each pass starts after a full GC.
+// CPU ms (all threads of the process) beside wall ms: on a machine shared with
+// other work, the wall-clock gain from more threads is only what cores are free.
+// Then, each in a fresh process, peak RSS of reading the whole node_modules
+// tree (all strings kept) with a loop of fs and with readFilesUtf8.
+// Self-contained: it shares no code with the other suites.
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const v8 = require('node:v8')
+const vm = require('node:vm')
+const { spawnSync } = require('node:child_process')
+
+const ROOT = path.join(__dirname, '..')
+const args = process.argv.slice(2)
+const ROUNDS = Number(args[args.indexOf('--rounds') + 1]) || 7
+const PROMISES_IN_FLIGHT = 64
+
+const gc = (() => {
+  try {
+    v8.setFlagsFromString('--expose-gc')
+    return vm.runInNewContext('gc')
+  } catch {
+    return () => {}
+  }
+})()
+
+/** Every regular file under `dir` (symlinks to files included), in directory order. */
+function walk(dir, out = []) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name)
+    if (entry.isDirectory()) walk(p, out)
+    else if (entry.isFile() || (entry.isSymbolicLink() && fs.statSync(p, { throwIfNoEntry: false })?.isFile())) {
+      out.push(p)
+    }
+  }
+  return out
+}
+
+// ---- The generated tree. ----
+
+const TREE_VERSION = 1
+const TREE_FILES = 3000
+
+function treeDir() {
+  const base =
+    process.env.READFILE_UTF8_CACHE ||
+    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'readfile-utf8')
+  return path.join(base, `batch-tree-v${TREE_VERSION}`)
+}
+
+/**
+ * A source-like tree: sizes log-normal around 1.5 KiB (a few up to 4 MiB),
+ * contents mostly ASCII, then Latin-1-fitting, mixed UTF-8, CJK and invalid.
+ */
+function ensureTree() {
+  const dir = treeDir()
+  const done = path.join(dir, '.complete')
+  if (fs.existsSync(done)) return walk(dir).filter((f) => !f.endsWith('.complete'))
+  fs.rmSync(dir, { recursive: true, force: true })
+  let s = 0x9e3779b9
+  const rand = () => {
+    s ^= s << 13
+    s ^= s >>> 17
+    s ^= s << 5
+    return (s >>> 0) / 2 ** 32
+  }
+  const pieces = {
+    ascii: ['const value = compute(a, b);\n', '  return x + y;\n', '// a comment line\n', 'export {};\n'],
+    latin1: ['café ', 'naïve ', 'façade\n', 'x = 1;\n'],
+    mixed: ['ascii text ', 'é', '中文', '😀', ' – ', 'ü\n'],
+    cjk: ['中文字符', '日本語の', '한국어', '。\n'],
+  }
+  const kinds = ['ascii', 'ascii', 'ascii', 'ascii', 'ascii', 'ascii', 'latin1', 'mixed', 'cjk', 'invalid']
+  for (let i = 0; i < TREE_FILES; i++) {
+    // exp(normal(ln 1500, 1.3)), capped at 4 MiB.
+    const normal = Math.sqrt(-2 * Math.log(rand() || 1e-9)) * Math.cos(2 * Math.PI * rand())
+    const size = Math.min(4 << 20, Math.round(Math.exp(Math.log(1500) + 1.3 * normal)))
+    const kind = kinds[Math.floor(rand() * kinds.length)]
+    const list = pieces[kind === 'invalid' ? 'mixed' : kind]
+    const parts = []
+    let length = 0
+    while (length < size) {
+      const piece = Buffer.from(list[Math.floor(rand() * list.length)])
+      parts.push(piece)
+      length += piece.length
+    }
+    const bytes = Buffer.concat(parts).subarray(0, size)
+    if (kind === 'invalid') for (let j = 0; j < size; j += 1 + Math.floor(rand() * 2000)) bytes[j] = 0xff
+    const sub = path.join(dir, `d${i % 40}`, `e${i % 7}`)
+    fs.mkdirSync(sub, { recursive: true })
+    fs.writeFileSync(path.join(sub, `f${i}-${kind}.txt`), bytes)
+  }
+  fs.writeFileSync(done, '')
+  return walk(dir).filter((f) => !f.endsWith('.complete'))
+}
+
+// ---- Contenders: each reads the whole list and returns the array of strings. ----
+
+function contenders(addon) {
+  const { readFileUtf8, readFilesUtf8, readFilesUtf8Async } = addon
+  const fsPromisesAt = async (files, inFlight) => {
+    const out = new Array(files.length)
+    let next = 0
+    const lane = async () => {
+      while (next < files.length) {
+        const i = next++
+        out[i] = await fs.promises.readFile(files[i], 'utf8')
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(inFlight, files.length) }, lane))
+    return out
+  }
+  return {
+    'fs.readFileSync loop': (files) => files.map((f) => fs.readFileSync(f, 'utf8')),
+    'readFileUtf8 loop': (files) => files.map((f) => readFileUtf8(f)),
+    readFilesUtf8: (files) => readFilesUtf8(files),
+    'readFilesUtf8 c=2': (files) => readFilesUtf8(files, { concurrency: 2 }),
+    'readFilesUtf8 c=1': (files) => readFilesUtf8(files, { concurrency: 1 }),
+    [`fs.promises.readFile ×${PROMISES_IN_FLIGHT}`]: (files) => fsPromisesAt(files, PROMISES_IN_FLIGHT),
+    readFilesUtf8Async: (files) => readFilesUtf8Async(files),
+    'readFilesUtf8Async c=1': (files) => readFilesUtf8Async(files, { concurrency: 1 }),
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
+/** One pass: wall ms, and CPU ms of the whole process (every thread; GC included). */
+async function timeOnce(fn, files) {
+  gc()
+  const cpu0 = process.cpuUsage()
+  const t0 = performance.now()
+  const out = await fn(files)
+  const ms = performance.now() - t0
+  const cpu = process.cpuUsage(cpu0)
+  if (out.length !== files.length) throw new Error('wrong result length')
+  return { ms, cpu: (cpu.user + cpu.system) / 1000 }
+}
+
+/** Times every contender ROUNDS times over `files`, taking turns (the order rotates each round). */
+async function measureTree(name, files, addon) {
+  const list = contenders(addon)
+  const names = Object.keys(list)
+  // Never time a wrong answer.
+  const expected = list['fs.readFileSync loop'](files)
+  for (const n of names) {
+    const got = await list[n](files)
+    for (let i = 0; i < files.length; i++) {
+      if (got[i] !== expected[i]) throw new Error(`${n}: result for ${files[i]} differs from fs`)
+    }
+  }
+  const times = Object.fromEntries(names.map((n) => [n, []]))
+  const cpus = Object.fromEntries(names.map((n) => [n, []]))
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < names.length; k++) {
+      const n = names[(k + round) % names.length]
+      const { ms, cpu } = await timeOnce(list[n], files)
+      times[n].push(ms)
+      cpus[n].push(cpu)
+    }
+    process.stderr.write(`  ${name}: round ${round + 1}/${ROUNDS}\r`)
+  }
+  process.stderr.write('\n')
+  const bytes = files.reduce((sum, f) => sum + fs.statSync(f).size, 0)
+  const medians = (m) => Object.fromEntries(names.map((n) => [n, median(m[n])]))
+  return { name, files: files.length, bytes, times: medians(times), cpu: medians(cpus) }
+}
+
+function table(r) {
+  const t = r.times
+  const fsLoop = t['fs.readFileSync loop']
+  const ourLoop = t['readFileUtf8 loop']
+  const promises = t[`fs.promises.readFile ×${PROMISES_IN_FLIGHT}`]
+  const lines = [
+    `### ${r.name}: ${r.files} files, ${(r.bytes / 2 ** 20).toFixed(1)} MiB (median of ${ROUNDS} passes)`,
+    '',
+    '| contender | ms per pass | CPU ms per pass | µs per file | MiB/s | vs fs loop | vs readFileUtf8 loop |',
+    '| :--- | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ]
+  for (const [n, ms] of Object.entries(t)) {
+    const vsFs = n.includes('Async') || n.startsWith('fs.promises') ? promises / ms : fsLoop / ms
+    lines.push(
+      `| ${n} | ${ms.toFixed(1)} | ${r.cpu[n].toFixed(1)} | ${((ms * 1000) / r.files).toFixed(2)} | ${(r.bytes / 2 ** 20 / (ms / 1000)).toFixed(0)} | ` +
+        `${vsFs.toFixed(2)}×${n.includes('Async') || n.startsWith('fs.promises') ? ' (vs fs.promises)' : ''} | ` +
+        `${n.includes('Async') || n.startsWith('fs.promises') ? '' : `${(ourLoop / ms).toFixed(2)}×`} |`,
+    )
+  }
+  lines.push(
+    '',
+    `readFilesUtf8: ${(fsLoop / t.readFilesUtf8).toFixed(2)}× the fs loop, ${(ourLoop / t.readFilesUtf8).toFixed(2)}× the readFileUtf8 loop; ` +
+      `readFilesUtf8Async: ${(promises / t.readFilesUtf8Async).toFixed(2)}× fs.promises.readFile ×${PROMISES_IN_FLIGHT}; ` +
+      `scaling (sync) c=2 vs c=1: ${(t['readFilesUtf8 c=1'] / t['readFilesUtf8 c=2']).toFixed(2)}×`,
+  )
+  return lines.join('\n')
+}
+
+// ---- Peak RSS, each reader in a fresh process. ----
+
+// VmHWM, not resourceUsage().maxRSS: Linux carries ru_maxrss over from the
+// parent across fork and exec, so a child would report the bench's own peak.
+const RSS_CHILD = `
+const fs = require('node:fs')
+const peak = () => Number(/VmHWM:\\s*(\\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))[1]) * 1024
+const files = JSON.parse(fs.readFileSync(0, 'utf8'))
+const addon = require(${JSON.stringify(ROOT)})
+const readers = {
+  fs: (f) => f.map((p) => fs.readFileSync(p, 'utf8')),
+  readFileUtf8: (f) => f.map((p) => addon.readFileUtf8(p)),
+  readFilesUtf8: (f) => addon.readFilesUtf8(f),
+  readFilesUtf8Async: (f) => addon.readFilesUtf8Async(f),
+  nothing: (f) => f,
+}
+Promise.resolve(readers[process.argv[1]](files)).then((kept) => {
+  process.stdout.write(JSON.stringify({ maxRSS: peak(), kept: kept.length }))
+})
+`
+
+function peakRss(files) {
+  const rows = []
+  for (const reader of ['fs', 'readFileUtf8', 'readFilesUtf8', 'readFilesUtf8Async']) {
+    const r = spawnSync(process.execPath, ['-e', RSS_CHILD, reader], { input: JSON.stringify(files), encoding: 'utf8' })
+    if (r.status !== 0) throw new Error(`peak RSS child (${reader}) failed: ${r.stderr}`)
+    rows.push({ reader, ...JSON.parse(r.stdout) })
+  }
+  // The same process with nothing read: the baseline.
+  const base = spawnSync(process.execPath, ['-e', RSS_CHILD, 'nothing'], { input: '[]', encoding: 'utf8' })
+  const baseline = JSON.parse(base.stdout).maxRSS
+  return [
+    `### Peak RSS reading all ${files.length} node_modules files, every string kept (fresh process each)`,
+    '',
+    '| reader | peak RSS MiB | above an idle process MiB |',
+    '| :--- | ---: | ---: |',
+    ...rows.map((r) => `| ${r.reader} | ${(r.maxRSS / 2 ** 20).toFixed(0)} | ${((r.maxRSS - baseline) / 2 ** 20).toFixed(0)} |`),
+  ].join('\n')
+}
+
+async function main() {
+  const addon = require('..')
+  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length
+  console.log(
+    `Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'}, ${cores} cores available, load ${os.loadavg()[0].toFixed(2)}; ` +
+      `engine ${addon.engine()}; readFilesUtf8 default concurrency = min(cores, 16)\n`,
+  )
+  const nodeModules = walk(path.join(ROOT, 'node_modules'))
+  process.stderr.write('generating / checking the fixture tree...\n')
+  const tree = ensureTree()
+  // Page-cache warm for everyone: a first read of each file.
+  for (const f of [...nodeModules, ...tree]) fs.readFileSync(f)
+  for (const [name, files] of [
+    ['node_modules', nodeModules],
+    ['generated tree', tree],
+  ]) {
+    console.log(`${table(await measureTree(name, files, addon))}\n`)
+  }
+  if (!args.includes('--no-rss')) console.log(peakRss(nodeModules))
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack || err}\n`)
+  process.exitCode = 1
+})

@@ -1,0 +1,605 @@
+//! `readFilesUtf8` / `readFilesUtf8Async`: a list of files read by several
+//! threads at once, each file through the single read's pipeline (read →
+//! classify → transcode), the JS strings made on the JS thread in list order.
+//!
+//! Worker threads take the next index from a shared counter, read and decode
+//! that file and leave the result in a ring of slots; the JS thread takes the
+//! results in order and makes their strings. A worker takes no index beyond
+//! the ring's reach, nor while the results waiting for the JS thread hold more
+//! than `PENDING_MAX_BYTES`: however long the list, memory holds the strings
+//! made so far plus a bounded working set.
+//!
+//! Sync: the calling thread is one of the readers; between scopes of strings
+//! it reads files itself while it may take one. Async: the workers wake the
+//! JS thread through a threadsafe function, whose JS callback calls
+//! `readFilesTake`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread;
+use std::time::Duration;
+
+use napi::bindgen_prelude::{Array, External, ToNapiValue};
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::{sys, Env, JsValue, Status};
+use napi_derive::napi;
+
+use crate::js_string::{self, Held, Outcome, FS_ANSWERS, STRING_TOO_LONG};
+use crate::limits::{
+  BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_SCOPE_RESULTS as SCOPE_RESULTS,
+  BATCH_TAKEN_MAX_BYTES as TAKEN_MAX_BYTES, BATCH_WAKE_RUN as WAKE_RUN, BATCH_WINDOW as WINDOW, MAX_STRING_LENGTH,
+};
+use crate::transcode::Text;
+use crate::{pipeline, read};
+
+// ---- The single-read pipeline, as the batch uses it: these two functions only. ----
+
+/// Never set: a batch stops by taking no further index, not mid-file.
+static NOT_CANCELLED: AtomicBool = AtomicBool::new(false);
+
+/// Reads and decodes the file at `path` (on a worker thread): its code units,
+/// or the failure code the single read would return. A file of kMaxLength
+/// bytes or more is not read: `too_large` says what to answer instead.
+fn read_one(path: &[u8], flags: i32, too_large: i32) -> Outcome {
+  // Read on this thread alone: the other cores are busy with the other files.
+  pipeline::read_to_outcome(
+    |buf| {
+      read::with_terminated(path, |path| {
+        read::read_path_limited_into(path, flags, MAX_STRING_LENGTH, &NOT_CANCELLED, buf)
+      })
+    },
+    too_large,
+  )
+}
+
+/// The JS value of a result (on the JS thread): the string, copied or external
+/// by the single read's rules (`held`: made during this call, or by an async
+/// batch's workers), or the failure code as a number.
+fn js_value(env: sys::napi_env, outcome: Outcome, held: Held) -> napi::Result<sys::napi_value> {
+  // SAFETY: `env` is the live env of the current call, on its JS thread.
+  unsafe { js_string::to_value(env, outcome, held) }
+}
+
+// ---- The batch. ----
+
+/// The paths of a batch: the bytes of each, or none where JS reads that entry
+/// itself (fds and the argument forms only fs should answer).
+struct Paths {
+  bytes: Vec<u8>,
+  /// `(start, end)` in `bytes`; `NOT_NATIVE` as start for an entry JS reads.
+  spans: Vec<(usize, usize)>,
+}
+
+const NOT_NATIVE: usize = usize::MAX;
+
+impl Paths {
+  fn get(&self, index: usize) -> Option<&[u8]> {
+    let (start, end) = self.spans[index];
+    (start != NOT_NATIVE).then(|| &self.bytes[start..end])
+  }
+
+  fn len(&self) -> usize {
+    self.spans.len()
+  }
+}
+
+/// How the JS thread is told that the result it waits for is ready.
+enum Waker {
+  /// Sync: it sleeps on `Batch::ready`.
+  Condvar,
+  /// Async: a threadsafe function that calls the JS callback, which calls
+  /// `take`. Dropped (released) once the batch is over, so that it no longer
+  /// keeps the event loop alive.
+  Callback(Option<WakeFn>),
+}
+
+type WakeFn = ThreadsafeFunction<(), (), (), Status, false>;
+
+struct State {
+  /// The next index a reader takes.
+  claimed: usize,
+  /// The next index the JS thread takes.
+  emitted: usize,
+  /// Finished results, at `index % slots.len()`, from `emitted` on.
+  slots: Vec<Option<Outcome>>,
+  /// Bytes held by the results in `slots`.
+  pending_bytes: usize,
+  /// No reader takes another index: the batch is over, cancelled, or failed.
+  stop: bool,
+  js_waiting: bool,
+  workers_waiting: usize,
+  waker: Waker,
+  /// A wake-up is on its way to the JS thread (async).
+  wake_queued: bool,
+  /// The first index from `emitted` on whose result is not ready yet.
+  ready_end: usize,
+}
+
+struct Batch {
+  paths: Paths,
+  flags: i32,
+  /// The failure code for a file of kMaxLength bytes or more (see `read_one`).
+  too_large: i32,
+  /// Stop at the first OS error in list order (the caller throws it).
+  stop_at_error: bool,
+  state: Mutex<State>,
+  /// Signalled when the result the JS thread waits for is ready (sync).
+  ready: Condvar,
+  /// Signalled when readers may take indices again.
+  room: Condvar,
+}
+
+/// Locks `m`, whether or not a thread panicked while holding it: no section
+/// under this lock can leave the state half-updated.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+  m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn result_bytes(outcome: &Outcome) -> usize {
+  match outcome {
+    Outcome::Text(Text::Latin1(v)) => v.capacity(),
+    Outcome::Text(Text::Utf16(v)) => v.capacity() * 2,
+    Outcome::Failure(_) => 0,
+  }
+}
+
+impl Batch {
+  fn new(paths: Paths, flags: i32, too_large: i32, stop_at_error: bool, waker: Waker) -> Self {
+    let window = paths.len().clamp(1, WINDOW);
+    Batch {
+      paths,
+      flags,
+      too_large,
+      stop_at_error,
+      state: Mutex::new(State {
+        claimed: 0,
+        emitted: 0,
+        slots: (0..window).map(|_| None).collect(),
+        pending_bytes: 0,
+        stop: false,
+        js_waiting: false,
+        workers_waiting: 0,
+        waker,
+        wake_queued: false,
+        ready_end: 0,
+      }),
+      ready: Condvar::new(),
+      room: Condvar::new(),
+    }
+  }
+
+  fn len(&self) -> usize {
+    self.paths.len()
+  }
+
+  /// Whether a reader may take the next index now. The index the JS thread
+  /// waits for may always be taken, so a full budget never blocks progress.
+  fn may_claim(&self, st: &State) -> bool {
+    !st.stop
+      && st.claimed < self.len()
+      && st.claimed < st.emitted + st.slots.len()
+      && (st.pending_bytes < PENDING_MAX_BYTES || st.claimed == st.emitted)
+  }
+
+  /// Reads entry `index` (on whichever thread): an entry JS reads itself is
+  /// answered at once. A panic becomes "fs answers": fs then reads that file.
+  fn read(&self, index: usize) -> Outcome {
+    match self.paths.get(index) {
+      None => Outcome::Failure(FS_ANSWERS),
+      Some(path) => catch_unwind(AssertUnwindSafe(|| read_one(path, self.flags, self.too_large)))
+        .unwrap_or(Outcome::Failure(FS_ANSWERS)),
+    }
+  }
+
+  /// Stores a finished result; wakes the JS thread if it extends the run of
+  /// results ready in list order (async: once that run is worth a wake-up).
+  fn deposit(&self, st: &mut State, index: usize, outcome: Outcome) {
+    st.pending_bytes += result_bytes(&outcome);
+    let window = st.slots.len();
+    st.slots[index % window] = Some(outcome);
+    if index != st.ready_end {
+      return;
+    }
+    while st.ready_end < self.len() && st.ready_end < st.emitted + window && st.slots[st.ready_end % window].is_some() {
+      st.ready_end += 1;
+    }
+    self.wake_js(st, false);
+  }
+
+  /// Tells the JS thread that results are ready in list order. Async, a
+  /// wake-up costs the JS thread a callback: one per `WAKE_RUN` results,
+  /// unless `now` (a worker is about to wait for room) or no file is left to
+  /// start (the batch is ending).
+  fn wake_js(&self, st: &mut State, now: bool) {
+    if st.ready_end == st.emitted {
+      return;
+    }
+    match &st.waker {
+      Waker::Condvar => {
+        if st.js_waiting {
+          self.ready.notify_one();
+        }
+      }
+      Waker::Callback(wake) => {
+        let worth_it = now || st.ready_end - st.emitted >= WAKE_RUN || st.claimed >= self.len();
+        if !st.wake_queued && worth_it {
+          st.wake_queued = true;
+          let delivered = wake
+            .as_ref()
+            .is_some_and(|w| w.call((), ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok);
+          if !delivered {
+            // The environment is going away: nobody will take the results.
+            self.stop(st);
+          }
+        }
+      }
+    }
+  }
+
+  fn stop(&self, st: &mut State) {
+    st.stop = true;
+    if st.workers_waiting > 0 {
+      self.room.notify_all();
+    }
+  }
+
+  /// A worker thread's loop: take an index, read it, store the result.
+  fn work(&self) {
+    let mut finished: Option<(usize, Outcome)> = None;
+    loop {
+      let mut st = lock(&self.state);
+      if let Some((index, outcome)) = finished.take() {
+        self.deposit(&mut st, index, outcome);
+      }
+      while !self.may_claim(&st) {
+        if st.stop || st.claimed >= self.len() {
+          return;
+        }
+        // The JS thread must drain for room to come.
+        self.wake_js(&mut st, true);
+        st.workers_waiting += 1;
+        // A timeout too, so that a worker whose JS environment went away
+        // without a word (async) notices it and ends.
+        st = self
+          .room
+          .wait_timeout(st, Duration::from_millis(250))
+          .unwrap_or_else(|e| e.into_inner())
+          .0;
+        st.workers_waiting -= 1;
+        if let Waker::Callback(Some(wake)) = &st.waker {
+          if wake.aborted() {
+            self.stop(&mut st);
+          }
+        }
+      }
+      let index = st.claimed;
+      st.claimed += 1;
+      drop(st);
+      finished = Some((index, self.read(index)));
+    }
+  }
+
+  /// Moves the results ready in list order (up to `max`) into `out`; returns
+  /// whether the batch is over (every result taken, or the first error in
+  /// list order when `stop_at_error`).
+  fn take_ready(&self, st: &mut State, out: &mut Vec<Outcome>, max: usize) -> bool {
+    let before = out.len();
+    while out.len() - before < max && st.emitted < self.len() {
+      let slot = st.emitted % st.slots.len();
+      let Some(outcome) = st.slots[slot].take() else {
+        break;
+      };
+      st.pending_bytes -= result_bytes(&outcome);
+      st.emitted += 1;
+      let failed = matches!(outcome, Outcome::Failure(code) if code != FS_ANSWERS);
+      out.push(outcome);
+      if failed && self.stop_at_error {
+        self.stop(st);
+        return true;
+      }
+    }
+    if out.len() > before && st.workers_waiting > 0 {
+      self.room.notify_all();
+    }
+    st.emitted >= self.len() || (st.stop && st.emitted >= st.claimed)
+  }
+}
+
+/// A raw JS value as a function's return value.
+pub struct Raw(sys::napi_value);
+
+impl ToNapiValue for Raw {
+  unsafe fn to_napi_value(_env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+    Ok(val.0)
+  }
+}
+
+/// The paths of JS array `list`: each a string (its UTF-8 bytes), a
+/// Uint8Array (its bytes), or anything else (null: an entry JS reads).
+fn collect_paths(env: sys::napi_env, list: &Array) -> napi::Result<Paths> {
+  let n = list.len() as usize;
+  let mut paths = Paths {
+    bytes: Vec::with_capacity(n * 64),
+    spans: Vec::with_capacity(n),
+  };
+  let array = list.raw();
+  for i in 0..n {
+    let mut value = ptr::null_mut();
+    // SAFETY: `env` is this call's env and `array` one of its live arguments.
+    napi::check_status!(unsafe { sys::napi_get_element(env, array, i as u32, &mut value) })?;
+    let start = paths.bytes.len();
+    if string_into(env, value, &mut paths.bytes) || typed_array_into(env, value, &mut paths.bytes) {
+      paths.spans.push((start, paths.bytes.len()));
+    } else {
+      paths.spans.push((NOT_NATIVE, 0));
+    }
+  }
+  Ok(paths)
+}
+
+/// Appends the UTF-8 of `value` to `bytes` if it is a string.
+fn string_into(env: sys::napi_env, value: sys::napi_value, bytes: &mut Vec<u8>) -> bool {
+  // Room for a usual path; Node writes at most room - 1 bytes and a NUL.
+  bytes.reserve(1024);
+  let room = bytes.capacity() - bytes.len();
+  let mut written = 0;
+  // SAFETY: the spare capacity is writable for `room` bytes.
+  let status = unsafe {
+    sys::napi_get_value_string_utf8(
+      env,
+      value,
+      bytes.as_mut_ptr().add(bytes.len()).cast(),
+      room,
+      &mut written,
+    )
+  };
+  if status != sys::Status::napi_ok {
+    return false;
+  }
+  // Node stops before a character that does not fit (up to 4 bytes): with
+  // room to spare, the string was written whole.
+  if written + 4 >= room {
+    // SAFETY: a null buffer asks for the length only.
+    unsafe { sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut written) };
+    bytes.reserve(written + 1);
+    // SAFETY: as above, with room for `written` bytes and the NUL.
+    unsafe {
+      sys::napi_get_value_string_utf8(
+        env,
+        value,
+        bytes.as_mut_ptr().add(bytes.len()).cast(),
+        written + 1,
+        &mut written,
+      )
+    };
+  }
+  // SAFETY: Node initialised `written` bytes after the old length.
+  unsafe { bytes.set_len(bytes.len() + written) };
+  true
+}
+
+/// Appends the bytes of `value` to `bytes` if it is a Uint8Array.
+fn typed_array_into(env: sys::napi_env, value: sys::napi_value, bytes: &mut Vec<u8>) -> bool {
+  let mut kind = sys::TypedarrayType::int8_array;
+  let mut length = 0;
+  let mut data = ptr::null_mut();
+  // SAFETY: `value` is a live value of this call; the out-pointers are locals.
+  let status = unsafe {
+    sys::napi_get_typedarray_info(
+      env,
+      value,
+      &mut kind,
+      &mut length,
+      &mut data,
+      ptr::null_mut(),
+      ptr::null_mut(),
+    )
+  };
+  if status != sys::Status::napi_ok || kind != sys::TypedarrayType::uint8_array {
+    return false;
+  }
+  if length > 0 && !data.is_null() {
+    // SAFETY: Node gives the view's first byte and its length; the memory
+    // stays alive (the list holds it) and unmoved for this synchronous call.
+    bytes.extend_from_slice(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), length) });
+  }
+  true
+}
+
+/// Starts up to `count` worker threads running `work`; returns how many started.
+fn spawn_workers(count: usize, mut spawn: impl FnMut(thread::Builder) -> std::io::Result<()>) -> usize {
+  (0..count)
+    .take_while(|_| spawn(thread::Builder::new().name("readfile-utf8-batch".into())).is_ok())
+    .count()
+}
+
+/// Sets `stop` when dropped: however the sync call ends, the workers end too
+/// before the scope joins them.
+struct StopOnDrop<'a>(&'a Batch);
+
+impl Drop for StopOnDrop<'_> {
+  fn drop(&mut self) {
+    let mut st = lock(&self.0.state);
+    st.stop = true;
+    self.0.room.notify_all();
+  }
+}
+
+/// `readFiles(paths, flags, concurrency, stopAtError)`: reads every path of
+/// the list with `concurrency` threads in all (this one included) and returns
+/// an array of strings and failure codes in list order (see `js_string`). With
+/// `stopAtError`, the array ends at the first OS error (the caller throws it).
+#[napi(js_name = "readFiles", ts_return_type = "Array<string | number>")]
+pub fn read_files(env: Env, paths: Array, flags: i32, concurrency: u32, stop_at_error: bool) -> napi::Result<Raw> {
+  let env = env.raw();
+  let batch = Batch::new(
+    collect_paths(env, &paths)?,
+    flags,
+    STRING_TOO_LONG,
+    stop_at_error,
+    Waker::Condvar,
+  );
+  let mut out = ptr::null_mut();
+  // SAFETY: `env` is this call's env; `out` receives the new array.
+  napi::check_status!(unsafe { sys::napi_create_array(env, &mut out) })?;
+  let workers = (concurrency.clamp(1, MAX_THREADS) as usize - 1).min(batch.len().saturating_sub(1));
+  thread::scope(|scope| {
+    let _stop = StopOnDrop(&batch);
+    spawn_workers(workers, |builder| {
+      builder.spawn_scoped(scope, || batch.work()).map(|_| ())
+    });
+    collect_sync(env, &batch, out)
+  })?;
+  Ok(Raw(out))
+}
+
+/// The JS thread's part of a sync batch: take the results in order and make
+/// their values; read a file itself while the next result is not ready.
+fn collect_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi::Result<()> {
+  let mut taken = Vec::with_capacity(SCOPE_RESULTS);
+  let mut index = 0u32;
+  loop {
+    let mut st = lock(&batch.state);
+    // Strings are made a scope's worth at a time: between them this thread
+    // keeps reading while it can, so one lock and one handle scope serve many files.
+    let mut taken_bytes = 0;
+    let over = loop {
+      let before = taken.len();
+      let over = batch.take_ready(&mut st, &mut taken, SCOPE_RESULTS - before);
+      taken_bytes += taken[before..].iter().map(result_bytes).sum::<usize>();
+      if over || taken.len() >= SCOPE_RESULTS || taken_bytes >= TAKEN_MAX_BYTES {
+        break over;
+      }
+      if batch.may_claim(&st) {
+        let claimed = st.claimed;
+        st.claimed += 1;
+        drop(st);
+        let outcome = batch.read(claimed);
+        st = lock(&batch.state);
+        batch.deposit(&mut st, claimed, outcome);
+        continue;
+      }
+      if !taken.is_empty() {
+        break false;
+      }
+      st.js_waiting = true;
+      st = batch.ready.wait(st).unwrap_or_else(|e| e.into_inner());
+      st.js_waiting = false;
+    };
+    drop(st);
+    set_elements(env, out, &mut index, &mut taken, Held::Call)?;
+    if over {
+      return Ok(());
+    }
+  }
+}
+
+/// Makes the values of `taken` and stores them in `out` from `*index` on.
+fn set_elements(
+  env: sys::napi_env,
+  out: sys::napi_value,
+  index: &mut u32,
+  taken: &mut Vec<Outcome>,
+  held: Held,
+) -> napi::Result<()> {
+  let mut scope = ptr::null_mut();
+  // SAFETY: `env` is this call's env; `out` stays alive in the outer scope.
+  napi::check_status!(unsafe { sys::napi_open_handle_scope(env, &mut scope) })?;
+  let mut result = Ok(());
+  for outcome in taken.drain(..) {
+    if result.is_err() {
+      continue; // the rest are dropped: nothing leaks
+    }
+    result = js_value(env, outcome, held).and_then(|value| {
+      // SAFETY: `out` is a live array and `value` a live value of this scope.
+      napi::check_status!(unsafe { sys::napi_set_element(env, out, *index, value) })
+    });
+    *index += 1;
+  }
+  // SAFETY: `scope` was opened above in this call.
+  unsafe { sys::napi_close_handle_scope(env, scope) };
+  result
+}
+
+/// The JS handle of an async batch; cancels the batch if it is collected
+/// before the batch is over.
+pub struct BatchHandle(Arc<Batch>);
+
+impl Drop for BatchHandle {
+  fn drop(&mut self) {
+    let mut st = lock(&self.0.state);
+    self.0.stop(&mut st);
+    if let Waker::Callback(wake) = &mut st.waker {
+      wake.take();
+    }
+  }
+}
+
+/// `readFilesStart(paths, flags, concurrency, stopAtError, onReady)`: starts
+/// an async batch on `concurrency` worker threads. `onReady()` is called on
+/// the JS thread when results are ready to `readFilesTake`.
+#[napi(js_name = "readFilesStart", ts_return_type = "ExternalObject<'batch'>")]
+pub fn read_files_start(
+  env: Env,
+  paths: Array,
+  flags: i32,
+  concurrency: u32,
+  stop_at_error: bool,
+  on_ready: WakeFn,
+) -> napi::Result<External<BatchHandle>> {
+  let batch = Arc::new(Batch::new(
+    collect_paths(env.raw(), &paths)?,
+    flags,
+    // As readFileUtf8Async: fs.promises answers for files of kMaxLength bytes or more.
+    FS_ANSWERS,
+    stop_at_error,
+    Waker::Callback(Some(on_ready)),
+  ));
+  let workers = (concurrency.clamp(1, MAX_THREADS) as usize).min(batch.len());
+  let started = spawn_workers(workers, |builder| {
+    let batch = Arc::clone(&batch);
+    builder.spawn(move || batch.work()).map(|_| ())
+  });
+  if started == 0 {
+    // (lib/batch.js never starts an empty batch.)
+    return Err(napi::Error::from_reason("readfile-utf8: could not start a thread"));
+  }
+  Ok(External::new(BatchHandle(batch)))
+}
+
+/// `readFilesTake(handle, out)`: stores the values of the results ready in
+/// list order into `out` (from where the last call stopped); returns true once
+/// the batch is over (then `out` ends at the first OS error if asked to).
+#[napi(js_name = "readFilesTake")]
+pub fn read_files_take(env: Env, handle: &External<BatchHandle>, out: Array) -> napi::Result<bool> {
+  let batch = &handle.0;
+  let mut taken = Vec::new();
+  let (over, mut index) = {
+    let mut st = lock(&batch.state);
+    st.wake_queued = false;
+    let index = st.emitted as u32;
+    let over = batch.take_ready(&mut st, &mut taken, usize::MAX);
+    if over {
+      // Released now, so that it no longer keeps the event loop alive.
+      if let Waker::Callback(wake) = &mut st.waker {
+        wake.take();
+      }
+    }
+    (over, index)
+  };
+  set_elements(env.raw(), out.raw(), &mut index, &mut taken, Held::Task)?;
+  Ok(over)
+}
+
+/// `readFilesCancel(handle)`: no further file is started; the threadsafe
+/// function is released, so the batch no longer keeps the event loop alive.
+#[napi(js_name = "readFilesCancel")]
+pub fn read_files_cancel(handle: &External<BatchHandle>) {
+  let mut st = lock(&handle.0.state);
+  handle.0.stop(&mut st);
+  if let Waker::Callback(wake) = &mut st.waker {
+    wake.take();
+  }
+}
