@@ -55,11 +55,12 @@ fn read_one(path: &[u8], flags: i32, too_large: i32) -> Outcome {
 }
 
 /// The JS value of a result (on the JS thread): the string, copied or external
-/// by the single read's rules (`held`: made during this call, or by an async
-/// batch's workers), or the failure code as a number.
-fn js_value(env: sys::napi_env, outcome: Outcome, held: Held) -> napi::Result<sys::napi_value> {
+/// by the async read's rules (`Held::Task`: the text was made by a worker, and
+/// the JS thread's share of a batch must stay small for it to scale), or the
+/// failure code as a number.
+fn js_value(env: sys::napi_env, outcome: Outcome) -> napi::Result<sys::napi_value> {
   // SAFETY: `env` is the live env of the current call, on its JS thread.
-  unsafe { js_string::to_value(env, outcome, held) }
+  unsafe { js_string::to_value(env, outcome, Held::Task) }
 }
 
 // ---- The batch. ----
@@ -489,7 +490,7 @@ fn collect_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi
       st.js_waiting = false;
     };
     drop(st);
-    set_elements(env, out, &mut index, &mut taken, Held::Call)?;
+    set_elements(env, out, &mut index, &mut taken)?;
     if over {
       return Ok(());
     }
@@ -502,7 +503,6 @@ fn set_elements(
   out: sys::napi_value,
   index: &mut u32,
   taken: &mut Vec<Outcome>,
-  held: Held,
 ) -> napi::Result<()> {
   let mut scope = ptr::null_mut();
   // SAFETY: `env` is this call's env; `out` stays alive in the outer scope.
@@ -512,7 +512,7 @@ fn set_elements(
     if result.is_err() {
       continue; // the rest are dropped: nothing leaks
     }
-    result = js_value(env, outcome, held).and_then(|value| {
+    result = js_value(env, outcome).and_then(|value| {
       // SAFETY: `out` is a live array and `value` a live value of this scope.
       napi::check_status!(unsafe { sys::napi_set_element(env, out, *index, value) })
     });
@@ -589,7 +589,7 @@ pub fn read_files_take(env: Env, handle: &External<BatchHandle>, out: Array) -> 
     }
     (over, index)
   };
-  set_elements(env.raw(), out.raw(), &mut index, &mut taken, Held::Task)?;
+  set_elements(env.raw(), out.raw(), &mut index, &mut taken)?;
   Ok(over)
 }
 
