@@ -17,27 +17,25 @@ use napi::sys;
 
 use crate::buffers::{self, Reusable};
 use crate::limits::{
-  ExternalThresholds, BORROWED_ASCII_COPY_BELOW, EXTERNAL_26, EXTERNAL_BEFORE_26, MAX_STRING_LENGTH,
+  ExternalFrom, BORROWED_ASCII_COPY_BELOW, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26, MAX_STRING_LENGTH,
 };
 use crate::read::ReadError;
 use crate::transcode::Text;
 
 /// The thresholds for this Node (see `limits`): chosen once, by major version.
-fn thresholds(env: sys::napi_env) -> &'static ExternalThresholds {
-  static CHOSEN: OnceLock<&'static ExternalThresholds> = OnceLock::new();
+fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
+  static CHOSEN: OnceLock<&'static ExternalFrom> = OnceLock::new();
   CHOSEN.get_or_init(|| match napi::Env::from_raw(env).get_node_version() {
-    Ok(version) if version.major >= 26 => &EXTERNAL_26,
-    _ => &EXTERNAL_BEFORE_26,
+    Ok(version) if version.major >= 26 => &EXTERNAL_FROM_26,
+    _ => &EXTERNAL_FROM_BEFORE_26,
   })
 }
 
-/// Whose string data it is, and where it was made.
+/// Whose string data it is.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Held {
-  /// A buffer of ours, made during this synchronous call.
-  Call,
-  /// A buffer of ours, made off the JS thread by an async read.
-  Task,
+enum Held {
+  /// A buffer of ours, which can become an external string's data as it is.
+  Ours,
   /// The caller's bytes (decodeUtf8's input): external means copied first.
   Callers,
 }
@@ -45,11 +43,10 @@ pub(crate) enum Held {
 /// The one copy-or-external decision: whether `bytes` bytes of string data of
 /// `unit_bytes`-wide code units, held as `held`, become an external string.
 fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held) -> bool {
-  let chosen = thresholds(env);
-  let from = if held == Held::Task { &chosen.task } else { &chosen.call };
+  let from = external_from(env);
   match (unit_bytes, held) {
+    (1, Held::Ours) => bytes >= from.one_byte,
     (1, Held::Callers) => bytes >= from.one_byte.max(BORROWED_ASCII_COPY_BELOW),
-    (1, _) => bytes >= from.one_byte,
     _ => bytes >= from.two_byte,
   }
 }
@@ -77,7 +74,7 @@ impl ToNapiValue for Reply {
     match val {
       Reply::Made(value) => Ok(value),
       // SAFETY: `env` is the live env napi-rs passed to this conversion.
-      Reply::Outcome(outcome) => unsafe { to_value(env, outcome, Held::Call) },
+      Reply::Outcome(outcome) => unsafe { to_value(env, outcome) },
     }
   }
 }
@@ -111,15 +108,14 @@ pub(crate) fn failure_code(e: ReadError) -> i32 {
   }
 }
 
-/// The JS value of `outcome`: the string (its data `held` as said), or the
-/// failure code as a number.
+/// The JS value of `outcome`: the string, or the failure code as a number.
 ///
 /// # Safety
 /// `env` must be the live env of the current call or callback.
-pub(crate) unsafe fn to_value(env: sys::napi_env, outcome: Outcome, held: Held) -> napi::Result<sys::napi_value> {
+pub(crate) unsafe fn to_value(env: sys::napi_env, outcome: Outcome) -> napi::Result<sys::napi_value> {
   let code = match outcome {
     Outcome::Failure(code) => code,
-    Outcome::Text(text) => match create_string(env, text, held) {
+    Outcome::Text(text) => match create_string(env, text) {
       Some(value) => return Ok(value),
       None => STRING_TOO_LONG,
     },
@@ -130,21 +126,21 @@ pub(crate) unsafe fn to_value(env: sys::napi_env, outcome: Outcome, held: Held) 
 
 /// Creates the JS string; `None` if V8 refused it (too long). Every buffer is
 /// either dropped before returning or owned by a registered finalizer.
-fn create_string(env: sys::napi_env, text: Text, held: Held) -> Option<sys::napi_value> {
+fn create_string(env: sys::napi_env, text: Text) -> Option<sys::napi_value> {
   if text.char_count() > MAX_STRING_LENGTH {
     return None; // `text` dropped here: nothing leaks.
   }
   match text {
-    Text::Latin1(data) => create(env, data, held),
-    Text::Utf16(data) => create(env, data, held),
+    Text::Latin1(data) => create(env, data),
+    Text::Utf16(data) => create(env, data),
   }
 }
 
 /// Copies a small string into V8's heap, then gives the buffer back to the pool
 /// for the next conversion; hands a large one to V8 as an external string.
-fn create<T: CodeUnit>(env: sys::napi_env, data: Vec<T>, held: Held) -> Option<sys::napi_value> {
+fn create<T: CodeUnit>(env: sys::napi_env, data: Vec<T>) -> Option<sys::napi_value> {
   let unit_bytes = std::mem::size_of::<T>();
-  if is_external(env, data.len() * unit_bytes, unit_bytes, held) {
+  if is_external(env, data.len() * unit_bytes, unit_bytes, Held::Ours) {
     return external(env, data);
   }
   let value = copy(env, &data);
@@ -156,7 +152,7 @@ fn create<T: CodeUnit>(env: sys::napi_env, data: Vec<T>, held: Held) -> Option<s
 /// buffer itself as an external string's data (`buf` is left empty), a small
 /// one is copied into V8's heap and `buf` stays the caller's to reuse.
 pub(crate) fn from_read_ascii(env: sys::napi_env, buf: &mut Vec<u8>) -> Reply {
-  if is_external(env, buf.len(), 1, Held::Call) {
+  if is_external(env, buf.len(), 1, Held::Ours) {
     return Reply::Outcome(Outcome::Text(Text::Latin1(std::mem::take(buf))));
   }
   made(copy(env, buf.as_slice()))

@@ -85,42 +85,19 @@ pub(crate) struct ExternalFrom {
   pub(crate) two_byte: usize,
 }
 
-/// The thresholds of one Node line: for strings made during a synchronous call,
-/// and for those of async reads, whose text was made off the JS thread (there
-/// a copy is work on the event loop).
-pub(crate) struct ExternalThresholds {
-  pub(crate) call: ExternalFrom,
-  pub(crate) task: ExternalFrom,
-}
-
 /// Node 20–24: copies into V8's heap are slow enough that external strings win
 /// from the size where a copy stops being cheap.
-pub(crate) const EXTERNAL_BEFORE_26: ExternalThresholds = ExternalThresholds {
-  call: ExternalFrom {
-    one_byte: 64 << 10,
-    two_byte: 64 << 10,
-  },
-  task: ExternalFrom {
-    one_byte: 64 << 10,
-    two_byte: 64 << 10,
-  },
+pub(crate) const EXTERNAL_FROM_BEFORE_26: ExternalFrom = ExternalFrom {
+  one_byte: 64 << 10,
+  two_byte: 64 << 10,
 };
 
-/// Node 26 copies strings into its heap fast, and V8 collects copies in loops
-/// the way it collects fs's strings, where external ones (whose memory is only
-/// reported) bring on major GCs: in calls, copies win up to strings of tens of
-/// MiB. Async reads keep the event loop's share O(1) from V8's young-generation
-/// limits on (two-byte from its largest young object, one-byte from where
-/// copies land in the large-object space).
-pub(crate) const EXTERNAL_26: ExternalThresholds = ExternalThresholds {
-  call: ExternalFrom {
-    one_byte: 32 << 20,
-    two_byte: 32 << 20,
-  },
-  task: ExternalFrom {
-    one_byte: 512 << 10,
-    two_byte: 128 << 10,
-  },
+/// Node 26 copies one-byte strings much faster: copies win up to the size
+/// where they land in V8's large-object space, whose fresh pages fault in;
+/// two-byte strings from V8's largest young-generation object on.
+pub(crate) const EXTERNAL_FROM_26: ExternalFrom = ExternalFrom {
+  one_byte: 512 << 10,
+  two_byte: 128 << 10,
 };
 
 /// ASCII a caller keeps (decodeUtf8's input) shorter than this is copied

@@ -26,7 +26,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{sys, Env, JsValue, Status};
 use napi_derive::napi;
 
-use crate::js_string::{self, Held, Outcome, FS_ANSWERS, STRING_TOO_LONG};
+use crate::js_string::{self, Outcome, FS_ANSWERS, STRING_TOO_LONG};
 use crate::limits::{
   BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_SCOPE_RESULTS as SCOPE_RESULTS,
   BATCH_TAKEN_MAX_BYTES as TAKEN_MAX_BYTES, BATCH_WAKE_RUN as WAKE_RUN, BATCH_WINDOW as WINDOW, MAX_STRING_LENGTH,
@@ -55,12 +55,10 @@ fn read_one(path: &[u8], flags: i32, too_large: i32) -> Outcome {
 }
 
 /// The JS value of a result (on the JS thread): the string, copied or external
-/// by the async read's rules (`Held::Task`: the text was made by a worker, and
-/// the JS thread's share of a batch must stay small for it to scale), or the
-/// failure code as a number.
+/// by the single read's rules, or the failure code as a number.
 fn js_value(env: sys::napi_env, outcome: Outcome) -> napi::Result<sys::napi_value> {
   // SAFETY: `env` is the live env of the current call, on its JS thread.
-  unsafe { js_string::to_value(env, outcome, Held::Task) }
+  unsafe { js_string::to_value(env, outcome) }
 }
 
 // ---- The batch. ----

@@ -14,7 +14,7 @@ use napi::bindgen_prelude::{AsyncTask, ToNapiValue, TypeName};
 use napi::{sys, Env, Task, ValueType};
 use napi_derive::napi;
 
-use crate::js_string::{self, Held, Outcome, FS_ANSWERS, STRING_TOO_LONG};
+use crate::js_string::{self, Outcome, FS_ANSWERS, STRING_TOO_LONG};
 use crate::limits::MAX_STRING_LENGTH;
 use crate::{pipeline, read};
 
@@ -83,7 +83,7 @@ impl TypeName for Settled {
 impl ToNapiValue for Settled {
   unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
     // SAFETY: `env` is the live env napi-rs passed to this conversion (main thread).
-    unsafe { js_string::to_value(env, val.0, Held::Task) }
+    unsafe { js_string::to_value(env, val.0) }
   }
 }
 
