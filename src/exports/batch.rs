@@ -381,30 +381,15 @@ fn string_into(env: sys::napi_env, value: sys::napi_value, bytes: &mut Vec<u8>) 
 
 /// Appends the bytes of `value` to `bytes` if it is a Uint8Array.
 fn typed_array_into(env: sys::napi_env, value: sys::napi_value, bytes: &mut Vec<u8>) -> bool {
-  let mut kind = sys::TypedarrayType::int8_array;
-  let mut length = 0;
-  let mut data = ptr::null_mut();
-  // SAFETY: `value` is a live value of this call; the out-pointers are locals.
-  let status = unsafe {
-    sys::napi_get_typedarray_info(
-      env,
-      value,
-      &mut kind,
-      &mut length,
-      &mut data,
-      ptr::null_mut(),
-      ptr::null_mut(),
-    )
-  };
-  if status != sys::Status::napi_ok || kind != sys::TypedarrayType::uint8_array {
-    return false;
+  // SAFETY: `value` is a live value of this call (the list holds it), and the
+  // bytes are copied before it returns.
+  match unsafe { super::uint8_array_bytes(env, value) } {
+    Some(view) => {
+      bytes.extend_from_slice(view);
+      true
+    }
+    None => false,
   }
-  if length > 0 && !data.is_null() {
-    // SAFETY: Node gives the view's first byte and its length; the memory
-    // stays alive (the list holds it) and unmoved for this synchronous call.
-    bytes.extend_from_slice(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), length) });
-  }
-  true
 }
 
 /// Starts up to `count` worker threads running `work`; returns how many started.

@@ -17,8 +17,10 @@ mod batch;
 mod raw;
 mod tasks;
 
+use std::ptr;
+
 use napi::bindgen_prelude::{Object, Uint8Array};
-use napi::Env;
+use napi::{sys, Env};
 use napi_derive::napi;
 
 use crate::js_string::Reply;
@@ -55,4 +57,37 @@ pub fn reader() -> &'static str {
 #[napi(module_exports)]
 pub fn init(exports: Object, env: Env) -> napi::Result<()> {
   raw::register(&env, &exports)
+}
+
+/// The bytes of `value` if it is a Uint8Array (a Buffer is one), else `None`.
+///
+/// # Safety
+/// `value` must be a live value of the current synchronous call, and the slice
+/// must not be used after it returns: only then does the value keep the memory
+/// alive and unmoved.
+unsafe fn uint8_array_bytes<'a>(env: sys::napi_env, value: sys::napi_value) -> Option<&'a [u8]> {
+  let mut kind = sys::TypedarrayType::int8_array;
+  let mut length = 0;
+  let mut data = ptr::null_mut();
+  // SAFETY: `value` is live (this function's contract); the out-pointers are locals.
+  let status = unsafe {
+    sys::napi_get_typedarray_info(
+      env,
+      value,
+      &mut kind,
+      &mut length,
+      &mut data,
+      ptr::null_mut(),
+      ptr::null_mut(),
+    )
+  };
+  if status != sys::Status::napi_ok || kind != sys::TypedarrayType::uint8_array {
+    return None;
+  }
+  if length == 0 || data.is_null() {
+    return Some(&[]);
+  }
+  // SAFETY: Node gives the view's first byte and its length; the memory stays
+  // alive and unmoved while the caller uses it (this function's contract).
+  Some(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), length) })
 }

@@ -60,32 +60,12 @@ unsafe extern "C" fn decode_utf8(env: sys::napi_env, info: sys::napi_callback_in
   let Some((argc, argv)) = arguments::<3>(env, info).filter(|&(argc, _)| argc >= 1) else {
     return throw_type_error(env, c"decodeUtf8", "bytes, start?, end?", "a Uint8Array expected");
   };
-  let mut kind = sys::TypedarrayType::int8_array;
-  let mut length = 0;
-  let mut data = ptr::null_mut();
-  // SAFETY: argv[0] is a live value of this call; the out-pointers are ours.
-  let status = unsafe {
-    sys::napi_get_typedarray_info(
-      env,
-      argv[0],
-      &mut kind,
-      &mut length,
-      &mut data,
-      ptr::null_mut(),
-      ptr::null_mut(),
-    )
-  };
-  if status != sys::Status::napi_ok || kind != sys::TypedarrayType::uint8_array {
+  // SAFETY: argv[0] is a live value of this call, and `bytes` is used only
+  // within it.
+  let Some(bytes) = (unsafe { super::uint8_array_bytes(env, argv[0]) }) else {
     return throw_type_error(env, c"decodeUtf8", "bytes, start?, end?", "a Uint8Array expected");
-  }
-  let bytes: &[u8] = if length == 0 || data.is_null() {
-    &[]
-  } else {
-    // SAFETY: Node gives the view's first byte and its length; the memory stays
-    // alive (argv[0] holds it) and unmoved for this synchronous call.
-    unsafe { std::slice::from_raw_parts(data.cast::<u8>(), length) }
   };
-  let (mut start, mut end) = (0i64, length as i64);
+  let (mut start, mut end) = (0i64, bytes.len() as i64);
   if argc >= 3 {
     // SAFETY: argv[1] and argv[2] are live values of this call.
     let ok = unsafe {
