@@ -9,7 +9,7 @@
 //! (another worker_thread) is told it is busy and starts its own thread.
 
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{fence, AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -93,8 +93,12 @@ impl Helper {
       // Never unwinds: `run_beside` wraps the work in catch_unwind.
       task();
       // Stored before `caller_sleeping` is read, which the caller stores before
-      // it reads `finished`: one of the two sees the other's store.
+      // it reads `finished`: one of the two sees the other's store. The full
+      // fences (here and in `wait_finished`) make that store-then-load order
+      // explicit rather than left to the SeqCst pair: a CI run under qemu's
+      // arm64 emulation once found both threads asleep here.
       self.finished.store(true, Ordering::SeqCst);
+      fence(Ordering::SeqCst);
       if self.caller_sleeping.load(Ordering::SeqCst) {
         // Under the lock, which the caller holds until its wait has begun.
         let _slot = lock(&self.task);
@@ -108,6 +112,7 @@ impl Helper {
     if !spin_until(&self.finished) {
       let mut slot = lock(&self.task);
       self.caller_sleeping.store(true, Ordering::SeqCst);
+      fence(Ordering::SeqCst);
       while !self.finished.load(Ordering::SeqCst) {
         slot = self.task_done.wait(slot).unwrap_or_else(|e| e.into_inner());
       }
