@@ -16,7 +16,6 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::Duration;
@@ -36,9 +35,6 @@ use crate::{pipeline, read};
 
 // ---- The single-read pipeline, as the batch uses it: these two functions only. ----
 
-/// Never set: a batch stops by taking no further index, not mid-file.
-static NOT_CANCELLED: AtomicBool = AtomicBool::new(false);
-
 /// Reads and decodes the file at `path` (on a worker thread): its code units,
 /// or the failure code the single read would return. A file of kMaxLength
 /// bytes or more is not read: `too_large` says what to answer instead.
@@ -47,7 +43,7 @@ fn read_one(path: &[u8], flags: i32, too_large: i32) -> Outcome {
   pipeline::read_to_outcome(
     |buf| {
       read::with_terminated(path, |path| {
-        read::read_path_limited_into(path, flags, MAX_STRING_LENGTH, &NOT_CANCELLED, buf)
+        read::read_path_limited_into(path, flags, MAX_STRING_LENGTH, &read::NEVER_CANCELLED, buf)
       })
     },
     too_large,

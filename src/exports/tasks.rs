@@ -31,8 +31,9 @@ enum Source {
 /// One read, queued on the thread pool.
 pub struct ReadTask {
   source: Source,
-  /// Set by JS when the read's signal aborts (see `ReadCancel`).
-  cancel: Arc<AtomicBool>,
+  /// Set by JS when the read's signal aborts (see `ReadCancel`); `None` for a
+  /// read without a signal, which then needs no flag of its own.
+  cancel: Option<Arc<AtomicBool>>,
 }
 
 /// The cancel flag of one async read, made by JS for a read that has a signal
@@ -63,7 +64,7 @@ impl ReadCancel {
 
 impl ReadTask {
   fn start(source: Source, cancel: Option<&ReadCancel>) -> AsyncTask<ReadTask> {
-    let cancel = cancel.map_or_else(|| Arc::new(AtomicBool::new(false)), |c| Arc::clone(&c.flag));
+    let cancel = cancel.map(|c| Arc::clone(&c.flag));
     AsyncTask::new(ReadTask { source, cancel })
   }
 }
@@ -94,7 +95,7 @@ impl Task for ReadTask {
   /// On a pool thread: everything but the string creation. The read's facts
   /// (the ASCII prefix checked chunk by chunk as it read) go to the decode.
   fn compute(&mut self) -> napi::Result<Outcome> {
-    let cancel = &self.cancel;
+    let cancel = self.cancel.as_deref().unwrap_or(&read::NEVER_CANCELLED);
     Ok(match &self.source {
       Source::Path { path: None, .. } => Outcome::Failure(FS_ANSWERS),
       // Regular files of kMaxLength bytes or more are left to fs.promises (its

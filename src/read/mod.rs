@@ -132,8 +132,9 @@ struct Stop<'a> {
   cancel: &'a AtomicBool,
 }
 
-/// The cancel flag of reads that cannot be cancelled (the synchronous ones).
-static NEVER_CANCELLED: AtomicBool = AtomicBool::new(false);
+/// The cancel flag of reads that cannot be cancelled (the synchronous ones, a
+/// batch's, an async read without a signal).
+pub(crate) static NEVER_CANCELLED: AtomicBool = AtomicBool::new(false);
 
 /// Whether the read's owner asked it to stop; checked between chunks.
 fn cancelled(cancel: &AtomicBool) -> bool {
