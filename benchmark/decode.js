@@ -5,7 +5,10 @@
 // Two timings per cell, each with the contenders taking turns in this one
 // process: single calls (ratio of the median call times, toString /
 // decodeUtf8) and batches of back-to-back calls (median of the per-round
-// ratios); then the slowest cell by either. Prints Markdown.
+// ratios); then the slowest cell by either. A control, toString timed against
+// itself, shows how far from 1.00× the harness strays on identical work: where
+// decodeUtf8 hands the input to Node's decoder, that is the spread to expect.
+// Prints Markdown.
 const { decodeUtf8 } = require('..')
 const { generate } = require('./fixtures')
 const { KiB, MiB, sizeLabel, fmtTime, fmtRatio, table } = require('./format')
@@ -71,6 +74,19 @@ function compare(fns) {
   return result
 }
 
+/** Which decoder decodeUtf8 gives `bytes[start..end)`, by lib/decode.js's routes. */
+function decoderFor(bytes, start, end) {
+  let decode
+  try {
+    decode = require('../lib/decode')
+  } catch {
+    return '?'
+  }
+  const n = end - start
+  const node = n < decode.NATIVE_FROM && (n < decode.NATIVE_FROM_IF_CUT || !decode.cutAtAnEdge(bytes, start, end))
+  return node ? "Node's" : 'native'
+}
+
 /** Where decodeUtf8 hands over to Node's decoder, if lib/decode.js says. */
 function routing() {
   let decode = {}
@@ -96,9 +112,18 @@ for (const content of contents) {
     const buf = Buffer.from(generate(content, size))
     const len = buf.length
     const forms = {
-      whole: { toString: () => buf.toString('utf8'), decodeUtf8: () => decodeUtf8(buf), TextDecoder: () => td.decode(buf) },
+      whole: {
+        toString: () => buf.toString('utf8'),
+        decodeUtf8: () => decodeUtf8(buf),
+        control: () => buf.toString('utf8'),
+        TextDecoder: () => td.decode(buf),
+      },
       // Cut one byte in at each end: inside a character wherever one is there.
-      'start, end': { toString: () => buf.toString('utf8', 1, len - 1), decodeUtf8: () => decodeUtf8(buf, 1, len - 1) },
+      'start, end': {
+        toString: () => buf.toString('utf8', 1, len - 1),
+        decodeUtf8: () => decodeUtf8(buf, 1, len - 1),
+        control: () => buf.toString('utf8', 1, len - 1),
+      },
     }
     for (const [form, fns] of Object.entries(forms)) {
       const expected = fns.toString()
@@ -107,16 +132,27 @@ for (const content of contents) {
       }
       const r = compare(fns)
       const d = r.decodeUtf8
-      const cell = { content, size: sizeLabel(size), form, median: d.singleRatio, batched: d.batchedRatio }
+      const decoder = form === 'whole' ? decoderFor(buf, 0, len) : decoderFor(buf, 1, len - 1)
+      const cell = {
+        content,
+        size: sizeLabel(size),
+        form,
+        decoder,
+        median: d.singleRatio,
+        batched: d.batchedRatio,
+        control: [r.control.singleRatio, r.control.batchedRatio],
+      }
       cells.push(cell)
       rows.push([
         content,
         cell.size,
         form,
+        decoder,
         fmtTime(r.toString.batchedNs),
         fmtTime(d.batchedNs),
         fmtRatio(cell.median),
         fmtRatio(cell.batched),
+        `${fmtRatio(cell.control[0])} / ${fmtRatio(cell.control[1])}`,
         r.TextDecoder ? fmtRatio(r.TextDecoder.batchedNs / d.batchedNs) : '',
       ])
     }
@@ -125,21 +161,41 @@ for (const content of contents) {
 const name = (c) => `${c.content} ${c.size} (${c.form})`
 const byMedian = cells.reduce((a, b) => (b.median < a.median ? b : a))
 const byBatched = cells.reduce((a, b) => (b.batched < a.batched ? b : a))
-const below = cells.filter((c) => c.median < 1 || c.batched < 1).length
+const isBelow = (c) => c.median < 1 || c.batched < 1
+const below = cells.filter(isBelow)
+const nativeBelow = below.filter((c) => c.decoder === 'native')
+const controls = cells.flatMap((c) => c.control)
+const controlRange = `${fmtRatio(Math.min(...controls))}–${fmtRatio(Math.max(...controls))}`
+const delegated = cells.filter((c) => c.decoder !== 'native').flatMap((c) => [c.median, c.batched])
+const delegatedRange = delegated.length ? `${fmtRatio(Math.min(...delegated))}–${fmtRatio(Math.max(...delegated))}` : 'none'
 console.log(
   [
     '#### decodeUtf8 vs buffer.toString(\'utf8\')',
     '',
-    `${routing()}Ratios: toString time / decodeUtf8 time (> 1: decodeUtf8 is faster). Times: median per call, batched.`,
+    `${routing()}Ratios: toString time / decodeUtf8 time (> 1: decodeUtf8 is faster). Times: median per call, batched. ` +
+      'Control: toString timed against itself (median / batched), the harness\'s own spread on identical work.',
     '',
     table(
-      [['content', 'l'], ['size', 'l'], ['form', 'l'], ['buffer.toString', 'r'], ['decodeUtf8', 'r'], ['vs toString (median)', 'r'], ['vs toString (batched)', 'r'], ['vs TextDecoder (batched)', 'r']],
+      [
+        ['content', 'l'],
+        ['size', 'l'],
+        ['form', 'l'],
+        ['decoder', 'l'],
+        ['buffer.toString', 'r'],
+        ['decodeUtf8', 'r'],
+        ['vs toString (median)', 'r'],
+        ['vs toString (batched)', 'r'],
+        ['control', 'r'],
+        ['vs TextDecoder (batched)', 'r'],
+      ],
       rows,
     ),
     '',
     `Slowest cell by median: ${name(byMedian)} at ${fmtRatio(byMedian.median)} toString. ` +
       `Slowest cell batched: ${name(byBatched)} at ${fmtRatio(byBatched.batched)} toString. ` +
-      `Cells below 1.00× toString (median or batched): ${below} of ${cells.length}.`,
+      `Cells below 1.00× toString (median or batched): ${below.length} of ${cells.length}; ` +
+      `of them on the native decoder: ${nativeBelow.length ? nativeBelow.map(name).join(', ') : 'none'}. ` +
+      `Cells on Node's decoder: ${delegatedRange}; the control: ${controlRange}.`,
   ].join('\n'),
 )
 if (sink === 0) console.log('')
