@@ -1,8 +1,8 @@
 'use strict'
 // decodeUtf8 takes one of two routes by input length (lib/decode.js, ROUTES):
-// the native decoder from NATIVE_FROM bytes on, and from NATIVE_FROM_IF_CUT on
-// for a range that starts or ends inside a character; Node's own decoder
-// otherwise. Inputs on both sides of every threshold in that table (the
+// the native decoder from NATIVE_FROM bytes on (but for input that looks like
+// ASCII below ASCII_TO_NODE_BELOW), and from NATIVE_FROM_IF_CUT on for a range
+// that starts or ends inside a character; Node's own decoder otherwise. Inputs on both sides of every threshold in that table (the
 // running Node's included), whole and with start/end, must give exactly
 // Buffer#toString's string, and the route taken must be the one the
 // thresholds say. No timing here.
@@ -10,7 +10,15 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 
 const native = require('../lib/native')
-const { decodeUtf8, NATIVE_FROM, NATIVE_FROM_IF_CUT, ROUTES, cutAtAnEdge } = require('../lib/decode')
+const {
+  decodeUtf8,
+  NATIVE_FROM,
+  NATIVE_FROM_IF_CUT,
+  ASCII_TO_NODE_BELOW,
+  ROUTES,
+  cutAtAnEdge,
+  looksAscii,
+} = require('../lib/decode')
 
 /** Texts that exercise each decoder path: ASCII, Latin-1, CJK, emoji, invalid bytes. */
 const UNITS = {
@@ -45,13 +53,26 @@ function nativeCalls(fn) {
 }
 
 const thresholds = [
-  ...new Set([NATIVE_FROM, NATIVE_FROM_IF_CUT, ...Object.values(ROUTES).flatMap((r) => [r.all, r.cut])]),
+  ...new Set([
+    NATIVE_FROM,
+    NATIVE_FROM_IF_CUT,
+    ...Object.values(ROUTES).flatMap((r) => [r.all, r.cut, r.asciiBelow].filter((t) => t > 0)),
+  ]),
 ].sort((a, b) => a - b)
+
+/** The route the thresholds give `bytes[start..end)`: 1 native, 0 Node's decoder. */
+function expectedRoute(bytes, start, end) {
+  const n = end - start
+  if (n >= NATIVE_FROM) return n >= ASCII_TO_NODE_BELOW || !looksAscii(bytes, start, end) ? 1 : 0
+  return n >= NATIVE_FROM_IF_CUT && cutAtAnEdge(bytes, start, end) ? 1 : 0
+}
 
 test('the running Node has its thresholds from the table', () => {
   assert.ok(
-    Object.values(ROUTES).some((r) => r.all === NATIVE_FROM && r.cut === NATIVE_FROM_IF_CUT),
-    `${NATIVE_FROM} / ${NATIVE_FROM_IF_CUT}`,
+    Object.values(ROUTES).some(
+      (r) => r.all === NATIVE_FROM && r.cut === NATIVE_FROM_IF_CUT && r.asciiBelow === ASCII_TO_NODE_BELOW,
+    ),
+    `${NATIVE_FROM} / ${NATIVE_FROM_IF_CUT} / ${ASCII_TO_NODE_BELOW}`,
   )
   assert.ok(Number.isInteger(NATIVE_FROM_IF_CUT) && NATIVE_FROM_IF_CUT > 0 && NATIVE_FROM_IF_CUT <= NATIVE_FROM)
 })
@@ -112,8 +133,7 @@ test('the route follows the running Node thresholds, for every input kind', () =
     }
     for (const [name, input] of Object.entries(inputs)) {
       const bytes = Buffer.from(ArrayBuffer.isView(input) ? input.buffer : input, input.byteOffset ?? 0, input.byteLength)
-      const route = (start, end) =>
-        end - start >= NATIVE_FROM || (end - start >= NATIVE_FROM_IF_CUT && cutAtAnEdge(bytes, start, end)) ? 1 : 0
+      const route = (start, end) => expectedRoute(bytes, start, end)
       const whole = route(0, bytes.length)
       let result
       assert.equal(nativeCalls(() => (result = decodeUtf8(input))), whole, `${name} ${bytes.length} whole: route`)
@@ -133,7 +153,7 @@ test('a range cut inside a character goes native from NATIVE_FROM_IF_CUT on', ()
     for (const start of [0, 1, 3]) {
       const end = start + n
       const cut = cutAtAnEdge(buf, start, end)
-      const expectNative = n >= NATIVE_FROM || (n >= NATIVE_FROM_IF_CUT && cut) ? 1 : 0
+      const expectNative = expectedRoute(buf, start, end)
       let result
       assert.equal(nativeCalls(() => (result = decodeUtf8(buf, start, end))), expectNative, `[${start}, ${end}) cut ${cut}`)
       assert.equal(result, buf.toString('utf8', start, end), `[${start}, ${end})`)
@@ -141,6 +161,41 @@ test('a range cut inside a character goes native from NATIVE_FROM_IF_CUT on', ()
       assert.equal(nativeCalls(() => (result = decodeUtf8(whole))), expectNative, `whole ${n} cut ${cut}`)
       assert.equal(result, whole.toString('utf8'), `whole ${n}`)
     }
+  }
+})
+
+test('looksAscii: true on ASCII, false once a sampled byte is not; either way the string is exact', () => {
+  const size = 256 << 10
+  const ascii = filled(UNITS.ascii, size)
+  assert.equal(looksAscii(ascii, 0, size), true)
+  assert.equal(looksAscii(ascii, 5, size - 3), true)
+  for (const unit of [UNITS.latin1, UNITS.cjk, UNITS.mixed, UNITS.invalid]) {
+    assert.equal(looksAscii(filled(unit, size), 0, size), false, unit.toString('latin1'))
+  }
+  // One non-ASCII byte at the last position is always seen; one between the
+  // samples may not be, and then Node's decoder must still get it right.
+  for (const [at, bytes] of [[size - 1, [0xc3]], [size - 3, [0xe2, 0x82, 0xac]], [1, [0xff]], [size >> 1, [0xc3, 0xa9]]]) {
+    const buf = Buffer.from(ascii)
+    Buffer.from(bytes).copy(buf, at)
+    if (at + bytes.length === size) assert.equal(looksAscii(buf, 0, size), false, `last byte at ${at}`)
+    let result
+    const calls = nativeCalls(() => (result = decodeUtf8(buf)))
+    assert.equal(calls, expectedRoute(buf, 0, size), `route with ${bytes} at ${at}`)
+    assert.equal(result, buf.toString('utf8'), `${bytes} at ${at}`)
+  }
+})
+
+test('ASCII goes to Node\'s decoder below ASCII_TO_NODE_BELOW on the lines that have one, native from there on', () => {
+  for (const n of [NATIVE_FROM, NATIVE_FROM + 1, ASCII_TO_NODE_BELOW - 1, ASCII_TO_NODE_BELOW, ASCII_TO_NODE_BELOW + 7]) {
+    if (n < NATIVE_FROM) continue
+    const buf = filled(UNITS.ascii, n)
+    let result
+    const expected = n >= ASCII_TO_NODE_BELOW ? 1 : 0
+    assert.equal(nativeCalls(() => (result = decodeUtf8(buf))), expected, `ascii ${n}`)
+    assert.equal(result, buf.toString('utf8'))
+    const cjk = filled(UNITS.cjk, n)
+    assert.equal(nativeCalls(() => (result = decodeUtf8(cjk))), 1, `cjk ${n}`)
+    assert.equal(result, cjk.toString('utf8'))
   }
 })
 

@@ -82,9 +82,8 @@ function decoderFor(bytes, start, end) {
   } catch {
     return '?'
   }
-  const n = end - start
-  const node = n < decode.NATIVE_FROM && (n < decode.NATIVE_FROM_IF_CUT || !decode.cutAtAnEdge(bytes, start, end))
-  return node ? "Node's" : 'native'
+  if (typeof decode.takesNative !== 'function') return '?'
+  return decode.takesNative(bytes, start, end) ? 'native' : "Node's"
 }
 
 /** Where decodeUtf8 hands over to Node's decoder, if lib/decode.js says. */
@@ -95,11 +94,12 @@ function routing() {
   } catch {
     // a layout without lib/decode.js: say nothing about routing
   }
-  const { NATIVE_FROM, NATIVE_FROM_IF_CUT } = decode
+  const { NATIVE_FROM, NATIVE_FROM_IF_CUT, ASCII_TO_NODE_BELOW } = decode
   if (NATIVE_FROM === undefined) return ''
+  const ascii = ASCII_TO_NODE_BELOW > 0 ? ` (but for input that looks like ASCII, below ${sizeLabel(ASCII_TO_NODE_BELOW)})` : ''
   return (
     `decodeUtf8 uses Node's decoder below ${sizeLabel(NATIVE_FROM)} (below ${sizeLabel(NATIVE_FROM_IF_CUT)} for a ` +
-    'range that starts or ends inside a character), the native one from there on. '
+    `range that starts or ends inside a character), the native one from there on${ascii}. `
   )
 }
 

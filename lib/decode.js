@@ -14,22 +14,24 @@ const { MAX_STRING_LENGTH } = bufferConstants
  * from `all` bytes on the native one; from `cut` bytes on also any shorter
  * input that starts or ends inside a character (Node's decoder takes its slow
  * path for any invalid input); below, Node's own decoder, the function
- * `buffer.toString('utf8', start, end)` ends in. Measured (toString vs native,
- * alternating rounds in one process, every content class; the figures are in
- * the commit messages).
+ * `buffer.toString('utf8', start, end)` ends in. Below `asciiBelow` bytes, an
+ * input whose sampled bytes are all ASCII goes to Node's decoder whatever its
+ * length. Measured (toString vs native, alternating rounds in one process,
+ * every content class; the figures are in the commit messages).
  */
 const ROUTES = {
   // V8's scalar decoder: native wins on any non-ASCII text; on ASCII our call costs more than V8's copy below `all`.
-  20: { all: 512, cut: 256 },
+  20: { all: 512, cut: 256, asciiBelow: 0 },
   // The same decoder, and the same crossovers, as Node 20.
-  22: { all: 512, cut: 256 },
-  // simdutf-backed decoder: on valid text native is at best at par below `all` (a copy into V8 plus our call).
-  24: { all: 128 << 10, cut: 256 },
+  22: { all: 512, cut: 256, asciiBelow: 0 },
+  // simdutf-backed decoder: on valid text native is at best at par below `all` (a copy into V8 plus our call);
+  // ASCII it copies as fast as we do up to where it too makes the string external.
+  24: { all: 128 << 10, cut: 256, asciiBelow: 1 << 20 },
   // As Node 24, and its valid-text decoding keeps up with ours to larger inputs still.
-  26: { all: 192 << 10, cut: 256 },
+  26: { all: 192 << 10, cut: 256, asciiBelow: 1 << 20 },
 }
 /** The running Node's routes. */
-const { all: NATIVE_FROM, cut: NATIVE_FROM_IF_CUT } = routesFor(process.versions.node)
+const { all: NATIVE_FROM, cut: NATIVE_FROM_IF_CUT, asciiBelow: ASCII_TO_NODE_BELOW } = routesFor(process.versions.node)
 
 /** A line not in the table is taken to behave like the nearest one measured. */
 function routesFor(version) {
@@ -37,6 +39,28 @@ function routesFor(version) {
   const measured = Object.keys(ROUTES).map(Number)
   const line = measured.includes(major) ? major : major < measured[0] ? measured[0] : measured.at(-1)
   return ROUTES[line]
+}
+
+/** How many bytes `looksAscii` reads, spread evenly over the range. */
+const ASCII_SAMPLES = 64
+
+/**
+ * True if every sampled byte of `bytes[start..end)` is ASCII: a guess from
+ * `ASCII_SAMPLES` bytes, never a pass over the range. Either answer gives the
+ * same string; a wrong one only gives the input the other decoder.
+ */
+function looksAscii(bytes, start, end) {
+  const step = Math.max(1, Math.floor((end - start) / ASCII_SAMPLES))
+  let seen = bytes[end - 1]
+  for (let i = start; i < end; i += step) seen |= bytes[i]
+  return seen < 0x80
+}
+
+/** Whether decodeUtf8 gives `bytes[start..end)` (non-empty) to the native decoder. */
+function takesNative(bytes, start, end) {
+  const n = end - start
+  if (n < NATIVE_FROM) return n >= NATIVE_FROM_IF_CUT && cutAtAnEdge(bytes, start, end)
+  return n >= ASCII_TO_NODE_BELOW || !looksAscii(bytes, start, end)
 }
 
 /**
@@ -110,11 +134,8 @@ function decodeUtf8(input, start, end) {
     else end = Math.trunc(end) || 0
     if (end <= start) return ''
   }
-  const n = end - start
-  if (n < NATIVE_FROM && (n < NATIVE_FROM_IF_CUT || !cutAtAnEdge(bytes, start, end))) {
-    return nodeUtf8Slice(bytes, start, end)
-  }
-  if (n > MAX_STRING_LENGTH) return tooLongForUs(bytes, start, end)
+  if (!takesNative(bytes, start, end)) return nodeUtf8Slice(bytes, start, end)
+  if (end - start > MAX_STRING_LENGTH) return tooLongForUs(bytes, start, end)
   const result = whole ? native.decodeUtf8(bytes) : native.decodeUtf8(bytes, start, end)
   if (typeof result === 'string') return result
   throw stringTooLong()
@@ -128,4 +149,13 @@ function tooLongForUs(bytes, start, end) {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end)
 }
 
-module.exports = { decodeUtf8, NATIVE_FROM, NATIVE_FROM_IF_CUT, ROUTES, cutAtAnEdge }
+module.exports = {
+  decodeUtf8,
+  NATIVE_FROM,
+  NATIVE_FROM_IF_CUT,
+  ASCII_TO_NODE_BELOW,
+  ROUTES,
+  cutAtAnEdge,
+  looksAscii,
+  takesNative,
+}
