@@ -9,6 +9,7 @@ mod halves;
 mod lossy;
 mod simd;
 
+use crate::buffers;
 use crate::classify::{classify_after_ascii, is_ascii_after, Class};
 use crate::read::ReadFacts;
 
@@ -44,11 +45,15 @@ pub enum Decoded {
 
 impl Decoded {
   /// The code units, given the `bytes` that were decoded: for ASCII the bytes
-  /// themselves become the string data (no copy).
+  /// themselves become the string data (no copy); otherwise they go back to
+  /// the buffers for the next read.
   pub fn owning(self, bytes: Vec<u8>) -> Text {
     match self {
       Decoded::Ascii => Text::Latin1(bytes),
-      Decoded::Text(text) => text,
+      Decoded::Text(text) => {
+        buffers::give(bytes);
+        text
+      }
     }
   }
 }
