@@ -54,6 +54,6 @@ test("memory given back: after the same work and 1 s idle, RSS within 32 MiB of 
   )
   for (const { ours, fs } of r.rows) {
     assert.equal(ours.chars, fs.chars)
-    assert.ok(ours.idleRssMiB <= fs.idleRssMiB + 32 && ours.peakRssMiB > 0)
+    assert.ok(ours.idleRssMiB <= fs.idleRssMiB + 32 && ours.peakRssMiB > 0, `${JSON.stringify({ ours, fs })}`)
   }
 })

@@ -25,11 +25,12 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{sys, Env, JsValue, Status};
 use napi_derive::napi;
 
-use crate::js_string::{self, Outcome, FS_ANSWERS, STRING_TOO_LONG};
+use crate::js_string::{self, Outcome, Reply, FS_ANSWERS, STRING_TOO_LONG};
 use crate::limits::{
   BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_SCOPE_RESULTS as SCOPE_RESULTS,
   BATCH_TAKEN_MAX_BYTES as TAKEN_MAX_BYTES, BATCH_WAKE_RUN as WAKE_RUN, BATCH_WINDOW as WINDOW, MAX_STRING_LENGTH,
 };
+use crate::read::ReadError;
 use crate::transcode::Text;
 use crate::{pipeline, read};
 
@@ -48,6 +49,21 @@ fn read_one(path: &[u8], flags: i32, too_large: i32) -> Outcome {
     },
     too_large,
   )
+}
+
+/// Reads and decodes the file at `path` on the JS thread and makes its value
+/// at once, from this thread's reused buffers as a single read does: for the
+/// entry a sync batch needs next, which then never waits in the ring.
+fn read_value_now(env: sys::napi_env, path: &[u8], flags: i32) -> Reply {
+  pipeline::read_to_string(env, |buf| {
+    read::with_terminated(path, |path| {
+      match read::read_path_limited_into(path, flags, MAX_STRING_LENGTH, &read::NEVER_CANCELLED, buf) {
+        // As `read_one` answers for a sync batch (STRING_TOO_LONG).
+        Err(ReadError::TooLarge) => Err(ReadError::TooLong),
+        other => other,
+      }
+    })
+  })
 }
 
 /// The JS value of a result (on the JS thread): the string, copied or external
@@ -186,6 +202,40 @@ impl Batch {
       Some(path) => catch_unwind(AssertUnwindSafe(|| read_one(path, self.flags, self.too_large)))
         .unwrap_or(Outcome::Failure(FS_ANSWERS)),
     }
+  }
+
+  /// Reads entry `index`, the next in list order, on the JS thread and makes
+  /// its value (see `read_value_now`); whether it failed with an OS error.
+  fn read_now(&self, env: sys::napi_env, index: usize) -> (Reply, bool) {
+    let reply = match self.paths.get(index) {
+      None => Reply::Outcome(Outcome::Failure(FS_ANSWERS)),
+      Some(path) => catch_unwind(AssertUnwindSafe(|| read_value_now(env, path, self.flags)))
+        .unwrap_or(Reply::Outcome(Outcome::Failure(FS_ANSWERS))),
+    };
+    let failed = matches!(reply, Reply::Outcome(Outcome::Failure(code)) if code != FS_ANSWERS);
+    (reply, failed)
+  }
+
+  /// Records that the JS thread made the value of entry `emitted` itself;
+  /// returns whether the batch is over (as `take_ready` does).
+  fn emitted_now(&self, st: &mut State, failed: bool) -> bool {
+    st.emitted += 1;
+    if st.ready_end < st.emitted {
+      st.ready_end = st.emitted;
+      let window = st.slots.len();
+      while st.ready_end < self.len() && st.ready_end < st.emitted + window && st.slots[st.ready_end % window].is_some()
+      {
+        st.ready_end += 1;
+      }
+    }
+    if st.workers_waiting > 0 {
+      self.room.notify_all();
+    }
+    if failed && self.stop_at_error {
+      self.stop(st);
+      return true;
+    }
+    st.emitted >= self.len() || (st.stop && st.emitted >= st.claimed)
   }
 
   /// Stores a finished result; wakes the JS thread if it extends the run of
@@ -440,6 +490,8 @@ pub fn read_files(env: Env, paths: Array, flags: i32, concurrency: u32, stop_at_
 fn collect_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi::Result<()> {
   let mut taken = Vec::with_capacity(SCOPE_RESULTS);
   let mut index = 0u32;
+  // Where the values this thread makes at once live, a scope's worth at a time.
+  let mut inline: Option<HandleScope> = None;
   loop {
     let mut st = lock(&batch.state);
     // Strings are made a scope's worth at a time: between them this thread
@@ -455,6 +507,24 @@ fn collect_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi
       if batch.may_claim(&st) {
         let claimed = st.claimed;
         st.claimed += 1;
+        if claimed == st.emitted && taken.is_empty() {
+          // The entry needed next: its value is made now, as a single read
+          // makes it, and never waits in the ring.
+          drop(st);
+          if inline.as_ref().is_none_or(|scope| scope.values >= SCOPE_RESULTS) {
+            drop(inline.take()); // closes the full one first
+            inline = Some(HandleScope::open(env)?);
+          }
+          let failed = set_element_now(env, out, &mut index, batch, claimed)?;
+          if let Some(scope) = inline.as_mut() {
+            scope.values += 1;
+          }
+          st = lock(&batch.state);
+          if batch.emitted_now(&mut st, failed) {
+            break true;
+          }
+          continue;
+        }
         drop(st);
         let outcome = batch.read(claimed);
         st = lock(&batch.state);
@@ -469,11 +539,57 @@ fn collect_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi
       st.js_waiting = false;
     };
     drop(st);
+    inline = None;
     set_elements(env, out, &mut index, &mut taken)?;
     if over {
       return Ok(());
     }
   }
+}
+
+/// A handle scope, closed when dropped: the values made in it are then free
+/// to be collected once nothing else holds them.
+struct HandleScope {
+  env: sys::napi_env,
+  raw: sys::napi_handle_scope,
+  /// Values made in it so far.
+  values: usize,
+}
+
+impl HandleScope {
+  fn open(env: sys::napi_env) -> napi::Result<Self> {
+    let mut raw = ptr::null_mut();
+    // SAFETY: `env` is the live env of the current call, on its JS thread.
+    napi::check_status!(unsafe { sys::napi_open_handle_scope(env, &mut raw) })?;
+    Ok(HandleScope { env, raw, values: 0 })
+  }
+}
+
+impl Drop for HandleScope {
+  fn drop(&mut self) {
+    // SAFETY: `raw` was opened by `open` in this call, and every scope opened
+    // after it is dropped before it (each where it was opened).
+    unsafe { sys::napi_close_handle_scope(self.env, self.raw) };
+  }
+}
+
+/// Reads entry `entry` (the next in list order) and stores its value in `out`
+/// at `*index`, in the caller's handle scope; returns whether it failed with
+/// an OS error.
+fn set_element_now(
+  env: sys::napi_env,
+  out: sys::napi_value,
+  index: &mut u32,
+  batch: &Batch,
+  entry: usize,
+) -> napi::Result<bool> {
+  let (reply, failed) = batch.read_now(env, entry);
+  // SAFETY: `env` is the live env of this call, on its JS thread.
+  let value = unsafe { Reply::to_napi_value(env, reply) }?;
+  // SAFETY: `out` is a live array and `value` a live value of the current scope.
+  napi::check_status!(unsafe { sys::napi_set_element(env, out, *index, value) })?;
+  *index += 1;
+  Ok(failed)
 }
 
 /// Makes the values of `taken` and stores them in `out` from `*index` on.
@@ -483,9 +599,7 @@ fn set_elements(
   index: &mut u32,
   taken: &mut Vec<Outcome>,
 ) -> napi::Result<()> {
-  let mut scope = ptr::null_mut();
-  // SAFETY: `env` is this call's env; `out` stays alive in the outer scope.
-  napi::check_status!(unsafe { sys::napi_open_handle_scope(env, &mut scope) })?;
+  let _scope = HandleScope::open(env)?;
   let mut result = Ok(());
   for outcome in taken.drain(..) {
     if result.is_err() {
@@ -497,8 +611,6 @@ fn set_elements(
     });
     *index += 1;
   }
-  // SAFETY: `scope` was opened above in this call.
-  unsafe { sys::napi_close_handle_scope(env, scope) };
   result
 }
 
