@@ -24,7 +24,8 @@
 //            sync and decode peaks are reported beside fs's, not judged: V8
 //            collects dead external strings only once their memory has grown by
 //            its external-memory limit, so loops of large reads peak above fs.
-//            --giveback-reads N per workload.
+//            --giveback-reads N per workload (--giveback-async-reads for the
+//            async ones, default the same).
 // `--json` prints the figures as one JSON line (used by __test__/soak.test.js).
 const fs = require('node:fs')
 const os = require('node:os')
@@ -87,6 +88,7 @@ const { values: args } = parseArgs({
     phases: { type: 'string', default: 'sync,async,fds,toolong,giveback' },
     'giveback-sizes': { type: 'string', default: '1,4,64' },
     'giveback-reads': { type: 'string', default: '64' },
+    'giveback-async-reads': { type: 'string' },
     'giveback-classes': { type: 'string', default: Object.keys(GIVEBACK_UNITS).join(',') },
     who: { type: 'string' },
     work: { type: 'string' },
@@ -293,11 +295,12 @@ async function runPhase(phase, dir) {
     const works = [...sizes.flatMap((mib) => classes.map((c) => `sync:${mib}:${c}`)), 'async:4:ascii', 'async:4:cjk', 'decode:4:ascii', 'decode:4:cjk']
     const rows = []
     for (const work of works) {
-      const [, mib, c] = work.split(':')
+      const [kind, mib, c] = work.split(':')
       const file = path.join(dir, `${c}-${mib}.txt`)
       if (!fs.existsSync(file)) writeGivebackFile(file, Number(mib) * MiB, c)
+      const reads = kind === 'async' ? (args['giveback-async-reads'] ?? args['giveback-reads']) : args['giveback-reads']
       const run = (who) => {
-        const r = spawnSync(process.execPath, ['--expose-gc', __filename, '--child', 'giveback-run', '--dir', dir, '--who', who, '--work', work, '--giveback-reads', args['giveback-reads'], '--concurrency', args.concurrency], { encoding: 'utf8' })
+        const r = spawnSync(process.execPath, ['--expose-gc', __filename, '--child', 'giveback-run', '--dir', dir, '--who', who, '--work', work, '--giveback-reads', reads, '--concurrency', args.concurrency], { encoding: 'utf8' })
         if (r.status !== 0) throw new Error(`giveback ${work} (${who}) ended with ${r.signal ?? r.status}: ${r.stderr}`)
         return JSON.parse(r.stdout)
       }
@@ -312,25 +315,33 @@ async function runPhase(phase, dir) {
     const reads = Number(args['giveback-reads'])
     const ours = args.who === 'ours'
     const { decodeUtf8 } = require(ROOT)
-    let chars = 0
-    if (kind === 'sync') {
-      for (let i = 0; i < reads; i++) chars += (ours ? readFileUtf8(file) : fs.readFileSync(file, 'utf8')).length
-    } else if (kind === 'async') {
-      let next = 0
-      const lane = async () => {
-        while (next++ < reads) chars += (ours ? await readFileUtf8Async(file) : await fs.promises.readFile(file, 'utf8')).length
+    // The work runs in a function of its own: a suspended async function keeps
+    // its frame's stale slots, which can hold the last strings through a GC.
+    const work = async () => {
+      let chars = 0
+      if (kind === 'sync') {
+        for (let i = 0; i < reads; i++) chars += (ours ? readFileUtf8(file) : fs.readFileSync(file, 'utf8')).length
+      } else if (kind === 'async') {
+        let next = 0
+        const lane = async () => {
+          while (next++ < reads) chars += (ours ? await readFileUtf8Async(file) : await fs.promises.readFile(file, 'utf8')).length
+        }
+        await Promise.all(Array.from({ length: Number(args.concurrency) }, lane))
+      } else {
+        for (let i = 0; i < reads; i++) {
+          const bytes = fs.readFileSync(file)
+          chars += (ours ? decodeUtf8(bytes) : bytes.toString('utf8')).length
+        }
       }
-      await Promise.all(Array.from({ length: Number(args.concurrency) }, lane))
-    } else {
-      for (let i = 0; i < reads; i++) {
-        const bytes = fs.readFileSync(file)
-        chars += (ours ? decodeUtf8(bytes) : bytes.toString('utf8')).length
-      }
+      return chars
     }
+    const chars = await work()
     const peak = peakRssMiB()
+    // One full GC from a fresh frame, then idle: what either reader holds
+    // then is memory it keeps, not garbage still reachable from a stale slot.
+    await new Promise((resolve) => setImmediate(resolve))
     globalThis.gc()
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
-    globalThis.gc()
     return { chars, peakRssMiB: peak, idleRssMiB: rssMiB() }
   }
   throw new Error(`unknown phase ${phase}`)
