@@ -10,15 +10,9 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 
 const native = require('../lib/native')
-const {
-  decodeUtf8,
-  NATIVE_FROM,
-  NATIVE_FROM_IF_CUT,
-  ASCII_TO_NODE_BELOW,
-  ROUTES,
-  cutAtAnEdge,
-  looksAscii,
-} = require('../lib/decode')
+const routes = require('../lib/decode')
+const { decodeUtf8, cutAtAnEdge, looksAscii } = routes
+const { NATIVE_FROM, NATIVE_FROM_IF_CUT, ASCII_TO_NODE_BELOW, ROUTES } = routes
 
 /** Texts that exercise each decoder path: ASCII, Latin-1, CJK, emoji, invalid bytes. */
 const UNITS = {
