@@ -74,27 +74,24 @@ function compare(fns) {
   return result
 }
 
+/** lib/decode.js's routes, where the checkout has them (older layouts do not). */
+const routes = (() => {
+  try {
+    return require('../lib/decode')
+  } catch {
+    return {}
+  }
+})()
+
 /** Which decoder decodeUtf8 gives `bytes[start..end)`, by lib/decode.js's routes. */
 function decoderFor(bytes, start, end) {
-  let decode
-  try {
-    decode = require('../lib/decode')
-  } catch {
-    return '?'
-  }
-  if (typeof decode.takesNative !== 'function') return '?'
-  return decode.takesNative(bytes, start, end) ? 'native' : "Node's"
+  if (typeof routes.takesNative !== 'function') return '?'
+  return routes.takesNative(bytes, start, end) ? 'native' : "Node's"
 }
 
 /** Where decodeUtf8 hands over to Node's decoder, if lib/decode.js says. */
 function routing() {
-  let decode = {}
-  try {
-    decode = require('../lib/decode')
-  } catch {
-    // a layout without lib/decode.js: say nothing about routing
-  }
-  const { NATIVE_FROM, NATIVE_FROM_IF_CUT, ASCII_TO_NODE_BELOW } = decode
+  const { NATIVE_FROM, NATIVE_FROM_IF_CUT, ASCII_TO_NODE_BELOW } = routes
   if (NATIVE_FROM === undefined) return ''
   const ascii = ASCII_TO_NODE_BELOW > 0 ? ` (but for input that looks like ASCII, below ${sizeLabel(ASCII_TO_NODE_BELOW)})` : ''
   return (

@@ -121,6 +121,32 @@ function allHere(n) {
   return new Array(n).fill(FS_ANSWERS)
 }
 
+/** The entries the native batch left unanswered (not a string): [index, failure code]. */
+function* unanswered(out) {
+  for (let i = 0; i < out.length; i++) if (typeof out[i] !== 'string') yield [i, out[i]]
+}
+
+/**
+ * Puts entry `i`'s value in place: its string, or fs's Error for it, which is
+ * thrown (with `err.index`) unless errors are returned in place.
+ */
+function place(out, i, value, returnErrors) {
+  if (typeof value !== 'string' && !returnErrors) {
+    value.index = i
+    throw value
+  }
+  out[i] = value
+}
+
+/** What `read()` returns, or the error it throws. */
+function valueOrError(read) {
+  try {
+    return read()
+  } catch (err) {
+    return err
+  }
+}
+
 /**
  * Reads a list of files as UTF-8 text with several threads: element i is
  * `===` `fs.readFileSync(paths[i], 'utf8')`. Throws the error fs throws for
@@ -136,24 +162,12 @@ function readFilesUtf8(paths, options) {
       ? allHere(paths.length)
       : native.readFiles(args, o.flags, o.concurrency, !o.returnErrors)
   const perFile = { encoding: 'utf8', flag: o.flag }
-  for (let i = 0; i < out.length; i++) {
-    const result = out[i]
-    if (typeof result === 'string') continue
-    let value
-    if (result === FS_ANSWERS) {
-      try {
-        value = singleReads().readFileUtf8(paths[i], perFile)
-      } catch (err) {
-        value = err
-      }
-    } else {
-      value = failure(result, pathForError(args[i]))
-    }
-    if (typeof value !== 'string' && !o.returnErrors) {
-      value.index = i
-      throw value
-    }
-    out[i] = value
+  for (const [i, code] of unanswered(out)) {
+    const value =
+      code === FS_ANSWERS
+        ? valueOrError(() => singleReads().readFileUtf8(paths[i], perFile))
+        : failure(code, pathForError(args[i]))
+    place(out, i, value, o.returnErrors)
   }
   return out
 }
@@ -203,24 +217,12 @@ async function readFilesUtf8Async(paths, options) {
   const out =
     paths.length === 0 || o.flags === DELEGATE || !hasNative ? allHere(paths.length) : await nativeBatch(args, o)
   const perFile = { encoding: 'utf8', flag: o.flag }
-  for (let i = 0; i < out.length; i++) {
-    const result = out[i]
-    if (typeof result === 'string') continue
-    let value
-    if (result === FS_ANSWERS) {
-      try {
-        value = await singleReads().readFileUtf8Async(paths[i], perFile)
-      } catch (err) {
-        value = err
-      }
-    } else {
-      value = await asyncFailure(result, args[i], 'promises')
-    }
-    if (typeof value !== 'string' && !o.returnErrors) {
-      value.index = i
-      throw value
-    }
-    out[i] = value
+  for (const [i, code] of unanswered(out)) {
+    const value =
+      code === FS_ANSWERS
+        ? await singleReads().readFileUtf8Async(paths[i], perFile).catch((err) => err)
+        : await asyncFailure(code, args[i], 'promises')
+    place(out, i, value, o.returnErrors)
   }
   // As fs.promises: an abort during the reads wins over their results.
   if (o.signal?.aborted) throw abortError(o.signal)

@@ -19,12 +19,16 @@ fn too_long_for_a_file(bytes: &[u8]) -> bool {
 /// A synchronous read on the JS thread: reads with `read` into a reused buffer
 /// and makes the string, or returns a failure code. Small ASCII is copied from
 /// the read buffer into V8's heap, and the buffer goes back for the next read.
+/// A file of kMaxLength bytes or more, found by its size (a `read` with a
+/// limit: `ReadError::TooLarge`) or by reading it, is readFileSync's
+/// ERR_STRING_TOO_LONG.
 pub(crate) fn read_to_string(
   env: sys::napi_env,
   read: impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError>,
 ) -> Reply {
   let mut buf = Vec::new();
   let reply = match read(&mut buf) {
+    Err(ReadError::TooLarge) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
     Err(e) => Reply::Outcome(e.into()),
     Ok(_) if too_long_for_a_file(&buf) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
     Ok(facts) => match transcode::decode(&buf, facts) {

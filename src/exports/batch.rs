@@ -30,40 +30,35 @@ use crate::limits::{
   BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_SCOPE_RESULTS as SCOPE_RESULTS,
   BATCH_TAKEN_MAX_BYTES as TAKEN_MAX_BYTES, BATCH_WAKE_RUN as WAKE_RUN, BATCH_WINDOW as WINDOW, MAX_STRING_LENGTH,
 };
-use crate::read::ReadError;
+use crate::read::{ReadError, ReadFacts};
 use crate::transcode::Text;
 use crate::{pipeline, read};
 
 // ---- The single-read pipeline, as the batch uses it: these two functions only. ----
 
+/// The read step of one entry: the file at `path`, on the calling thread
+/// alone (the other cores are busy with the other files); one of kMaxLength
+/// bytes or more is not read (`ReadError::TooLarge`).
+fn read_file(path: &[u8], flags: i32) -> impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError> + '_ {
+  move |buf| {
+    read::with_terminated(path, |path| {
+      read::read_path_limited_into(path, flags, MAX_STRING_LENGTH, &read::NEVER_CANCELLED, buf)
+    })
+  }
+}
+
 /// Reads and decodes the file at `path` (on a worker thread): its code units,
-/// or the failure code the single read would return. A file of kMaxLength
-/// bytes or more is not read: `too_large` says what to answer instead.
+/// or the failure code the single read would return (`too_large` for a file
+/// of kMaxLength bytes or more).
 fn read_one(path: &[u8], flags: i32, too_large: i32) -> Outcome {
-  // Read on this thread alone: the other cores are busy with the other files.
-  pipeline::read_to_outcome(
-    |buf| {
-      read::with_terminated(path, |path| {
-        read::read_path_limited_into(path, flags, MAX_STRING_LENGTH, &read::NEVER_CANCELLED, buf)
-      })
-    },
-    too_large,
-  )
+  pipeline::read_to_outcome(read_file(path, flags), too_large)
 }
 
 /// Reads and decodes the file at `path` on the JS thread and makes its value
 /// at once, from this thread's reused buffers as a single read does: for the
 /// entry a sync batch needs next, which then never waits in the ring.
 fn read_value_now(env: sys::napi_env, path: &[u8], flags: i32) -> Reply {
-  pipeline::read_to_string(env, |buf| {
-    read::with_terminated(path, |path| {
-      match read::read_path_limited_into(path, flags, MAX_STRING_LENGTH, &read::NEVER_CANCELLED, buf) {
-        // As `read_one` answers for a sync batch (STRING_TOO_LONG).
-        Err(ReadError::TooLarge) => Err(ReadError::TooLong),
-        other => other,
-      }
-    })
-  })
+  pipeline::read_to_string(env, read_file(path, flags))
 }
 
 /// The JS value of a result (on the JS thread): the string, copied or external
@@ -148,6 +143,11 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
   m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Whether `outcome` is an OS error (what `stop_at_error` stops at).
+fn is_os_error(outcome: &Outcome) -> bool {
+  matches!(outcome, Outcome::Failure(code) if *code != FS_ANSWERS)
+}
+
 fn result_bytes(outcome: &Outcome) -> usize {
   match outcome {
     Outcome::Text(Text::Latin1(v)) => v.capacity(),
@@ -194,26 +194,41 @@ impl Batch {
       && (st.pending_bytes < PENDING_MAX_BYTES || st.claimed == st.emitted)
   }
 
-  /// Reads entry `index` (on whichever thread): an entry JS reads itself is
-  /// answered at once. A panic becomes "fs answers": fs then reads that file.
+  /// `read` run on the path of entry `index`; `None` (fs answers: fs then
+  /// reads that entry) for an entry JS reads itself, or if `read` panicked.
+  fn on_path<R>(&self, index: usize, read: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    let path = self.paths.get(index)?;
+    catch_unwind(AssertUnwindSafe(|| read(path))).ok()
+  }
+
+  /// Reads entry `index` (on whichever thread).
   fn read(&self, index: usize) -> Outcome {
-    match self.paths.get(index) {
-      None => Outcome::Failure(FS_ANSWERS),
-      Some(path) => catch_unwind(AssertUnwindSafe(|| read_one(path, self.flags, self.too_large)))
-        .unwrap_or(Outcome::Failure(FS_ANSWERS)),
-    }
+    self
+      .on_path(index, |path| read_one(path, self.flags, self.too_large))
+      .unwrap_or(Outcome::Failure(FS_ANSWERS))
   }
 
   /// Reads entry `index`, the next in list order, on the JS thread and makes
   /// its value (see `read_value_now`); whether it failed with an OS error.
   fn read_now(&self, env: sys::napi_env, index: usize) -> (Reply, bool) {
-    let reply = match self.paths.get(index) {
-      None => Reply::Outcome(Outcome::Failure(FS_ANSWERS)),
-      Some(path) => catch_unwind(AssertUnwindSafe(|| read_value_now(env, path, self.flags)))
-        .unwrap_or(Reply::Outcome(Outcome::Failure(FS_ANSWERS))),
-    };
-    let failed = matches!(reply, Reply::Outcome(Outcome::Failure(code)) if code != FS_ANSWERS);
+    let reply = self
+      .on_path(index, |path| read_value_now(env, path, self.flags))
+      .unwrap_or(Reply::Outcome(Outcome::Failure(FS_ANSWERS)));
+    let failed = matches!(&reply, Reply::Outcome(outcome) if is_os_error(outcome));
     (reply, failed)
+  }
+
+  /// Moves `ready_end` past the results ready in list order from it on.
+  fn extend_ready(&self, st: &mut State) {
+    let window = st.slots.len();
+    while st.ready_end < self.len() && st.ready_end < st.emitted + window && st.slots[st.ready_end % window].is_some() {
+      st.ready_end += 1;
+    }
+  }
+
+  /// Whether every result has been taken, or none will come any more.
+  fn is_over(&self, st: &State) -> bool {
+    st.emitted >= self.len() || (st.stop && st.emitted >= st.claimed)
   }
 
   /// Records that the JS thread made the value of entry `emitted` itself;
@@ -222,11 +237,7 @@ impl Batch {
     st.emitted += 1;
     if st.ready_end < st.emitted {
       st.ready_end = st.emitted;
-      let window = st.slots.len();
-      while st.ready_end < self.len() && st.ready_end < st.emitted + window && st.slots[st.ready_end % window].is_some()
-      {
-        st.ready_end += 1;
-      }
+      self.extend_ready(st);
     }
     if st.workers_waiting > 0 {
       self.room.notify_all();
@@ -235,7 +246,7 @@ impl Batch {
       self.stop(st);
       return true;
     }
-    st.emitted >= self.len() || (st.stop && st.emitted >= st.claimed)
+    self.is_over(st)
   }
 
   /// Stores a finished result; wakes the JS thread if it extends the run of
@@ -247,9 +258,7 @@ impl Batch {
     if index != st.ready_end {
       return;
     }
-    while st.ready_end < self.len() && st.ready_end < st.emitted + window && st.slots[st.ready_end % window].is_some() {
-      st.ready_end += 1;
-    }
+    self.extend_ready(st);
     self.wake_js(st, false);
   }
 
@@ -338,7 +347,7 @@ impl Batch {
       };
       st.pending_bytes -= result_bytes(&outcome);
       st.emitted += 1;
-      let failed = matches!(outcome, Outcome::Failure(code) if code != FS_ANSWERS);
+      let failed = is_os_error(&outcome);
       out.push(outcome);
       if failed && self.stop_at_error {
         self.stop(st);
@@ -348,7 +357,7 @@ impl Batch {
     if out.len() > before && st.workers_waiting > 0 {
       self.room.notify_all();
     }
-    st.emitted >= self.len() || (st.stop && st.emitted >= st.claimed)
+    self.is_over(st)
   }
 }
 
