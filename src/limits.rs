@@ -69,7 +69,7 @@ pub(crate) const EXACT_TAIL_BYTES: usize = 128;
 
 /// Once there is more than one error per this many bytes decoded (and at
 /// least `DENSE_MIN_ERRORS` errors), the SIMD route's per-error cost exceeds
-/// the scalar decoder's, which then takes the rest.
+/// the dense-error decoder's (`transcode::dense`), which then takes the rest.
 pub(crate) const DENSE_ERROR_SPACING: usize = 64;
 /// See `DENSE_ERROR_SPACING`.
 pub(crate) const DENSE_MIN_ERRORS: usize = 16;

@@ -5,11 +5,11 @@
 
 use std::mem::MaybeUninit;
 
-use super::{halves, simd};
+use super::{dense, halves, simd};
 use crate::buffers;
 use crate::limits::{DENSE_ERROR_SPACING, DENSE_MIN_ERRORS, LOSSY_PARALLEL_MIN_BYTES};
 
-/// encoding_rs's lossy decoder: scalar, but the fastest choice when errors are dense.
+/// encoding_rs's lossy decoder: the fallback engine's (without simdutf).
 fn append_lossy_scalar(bytes: &[u8], out: &mut Vec<u16>) {
   let start = out.len();
   out.resize(start + bytes.len() + 1, 0);
@@ -37,8 +37,8 @@ pub(super) fn decode_lossy(bytes: &[u8], simd: bool) -> Vec<u16> {
 /// Validate and convert each valid run in one simdutf pass, write U+FFFD for
 /// the maximal invalid subpart after it (std's `error_len`, which is exactly
 /// WHATWG's), continue after that. Where errors turn out dense, the rest goes
-/// to encoding_rs, whose WHATWG decoder gives the same result from any point
-/// just after an error. One pass beats validating first and converting after.
+/// to `dense::append_dense`, whose WHATWG decoder gives the same result from
+/// any point just after an error. One pass beats validating first and converting after.
 pub(super) fn append_lossy_simd(bytes: &[u8], out: &mut Vec<u16>) {
   let mut rest = bytes;
   let mut errors = 0;
@@ -59,7 +59,7 @@ pub(super) fn append_lossy_simd(bytes: &[u8], out: &mut Vec<u16>) {
     rest = &rest[valid + invalid..];
     let consumed = bytes.len() - rest.len();
     if errors >= DENSE_MIN_ERRORS && errors * DENSE_ERROR_SPACING > consumed {
-      append_lossy_scalar(rest, out);
+      dense::append_dense(rest, out);
       return;
     }
   }

@@ -2,9 +2,10 @@
 //! `classify` picks. ASCII bytes are used as they are; valid text is validated
 //! and converted in one pass (simdutf when its self-test passed, otherwise
 //! simdutf8 + encoding_rs); invalid text is decoded with U+FFFD replacement
-//! exactly as Node does (`lossy`). Large inputs are converted as two halves on
-//! two threads (`halves`).
+//! exactly as Node does (`lossy`; `dense` where errors are a few bytes
+//! apart). Large inputs are converted as two halves on two threads (`halves`).
 
+mod dense;
 mod halves;
 mod lossy;
 mod simd;
