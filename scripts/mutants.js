@@ -42,6 +42,19 @@ const MUTANTS = [
     tests: ['differential.test.js'],
   },
   {
+    id: 'dense-errors',
+    area: 'UTF-8 replacement, dense errors',
+    bug: 'where errors are dense, an overlong 3-byte sequence (E0 80..9F) decodes as a character instead of U+FFFDs',
+    patches: [
+      {
+        file: 'src/transcode/dense.rs',
+        find: '      0xE0 => lead(3, 0xA0, 0xBF),',
+        replace: '      0xE0 => lead(3, 0x80, 0xBF),',
+      },
+    ],
+    tests: ['differential.test.js'],
+  },
+  {
     id: 'latin1-path',
     area: 'Latin-1 path',
     bug: "Latin-1 text is converted from the end of the read's known-ASCII prefix on, which is lost",

@@ -17,50 +17,22 @@ struct Lead {
   high: u8,
 }
 
+const fn lead(len: u8, low: u8, high: u8) -> Lead {
+  Lead { len, low, high }
+}
+
 const LEADS: [Lead; 256] = {
-  let mut leads = [Lead {
-    len: 0,
-    low: 0,
-    high: 0,
-  }; 256];
+  let mut leads = [lead(0, 0, 0); 256];
   let mut b = 0xC2;
   while b <= 0xF4 {
     leads[b] = match b {
-      0xC2..=0xDF => Lead {
-        len: 2,
-        low: 0x80,
-        high: 0xBF,
-      },
-      0xE0 => Lead {
-        len: 3,
-        low: 0xA0,
-        high: 0xBF,
-      },
-      0xED => Lead {
-        len: 3,
-        low: 0x80,
-        high: 0x9F,
-      },
-      0xE1..=0xEF => Lead {
-        len: 3,
-        low: 0x80,
-        high: 0xBF,
-      },
-      0xF0 => Lead {
-        len: 4,
-        low: 0x90,
-        high: 0xBF,
-      },
-      0xF4 => Lead {
-        len: 4,
-        low: 0x80,
-        high: 0x8F,
-      },
-      _ => Lead {
-        len: 4,
-        low: 0x80,
-        high: 0xBF,
-      },
+      0xC2..=0xDF => lead(2, 0x80, 0xBF),
+      0xE0 => lead(3, 0xA0, 0xBF),
+      0xED => lead(3, 0x80, 0x9F),
+      0xE1..=0xEF => lead(3, 0x80, 0xBF),
+      0xF0 => lead(4, 0x90, 0xBF),
+      0xF4 => lead(4, 0x80, 0x8F),
+      _ => lead(4, 0x80, 0xBF),
     };
     b += 1;
   }
