@@ -251,6 +251,41 @@ test('the first failing path in list order wins, whichever thread met it first',
   }
 })
 
+test('path forms: slashes, dots, symlinked and missing directories, PATH_MAX either side, as fs', () => {
+  const { dir } = generatedTree()
+  const file = path.join(dir, 'ascii-100.txt')
+  const link = scratch('batch-dir-link')
+  const dangling = scratch('batch-dir-dangling')
+  if (!fs.lstatSync(link, { throwIfNoEntry: false })) fs.symlinkSync(dir, link)
+  if (!fs.lstatSync(dangling, { throwIfNoEntry: false })) fs.symlinkSync(scratch('batch-no-dir'), dangling)
+  // The kernel takes a whole path of up to PATH_MAX - 1 bytes: one byte more is ENAMETOOLONG.
+  const padded = (length) => `${dir}${'/.'.repeat((length - dir.length - 15) >> 1)}`.padEnd(length - 14, '/') + '/ascii-100.txt'
+  const forms = [
+    file,
+    `${file}/`,
+    `${dir}/.`,
+    `${dir}/..`,
+    `${dir}//ascii-100.txt`,
+    `${dir}/./ascii-100.txt`,
+    `${dir}/../${path.basename(dir)}/ascii-100.txt`,
+    path.join(link, 'ascii-100.txt'),
+    path.join(link, 'no-such-file'),
+    path.join(dangling, 'ascii-100.txt'),
+    path.join(file, 'child'),
+    path.join(dir, 'no-such-dir', 'x'),
+    '/ascii-100.txt',
+    padded(4095),
+    padded(4096),
+    file,
+  ]
+  assert.equal(typeof fsSync(padded(4095)), 'string')
+  assert.equal(fsSync(padded(4096)).code, 'ENAMETOOLONG')
+  for (const concurrency of [1, 2]) {
+    const ours = readFilesUtf8(forms, { concurrency, errors: 'return' })
+    forms.forEach((p, i) => assertSameResult(ours[i], fsSync(p), `c=${concurrency} [${i}] ${p.slice(0, 80)}`))
+  }
+})
+
 test('EACCES (or, as root, the read that root is allowed)', () => {
   const file = scratch('batch-no-access.txt')
   fs.writeFileSync(file, 'secret é\n')
