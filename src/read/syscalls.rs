@@ -68,6 +68,7 @@ fn read_open_fd(
       return Ok(ReadFacts {
         ascii_prefix,
         in_halves: true,
+        alone: false,
       });
     }
     // The file changed under us: read it on the plain way.
@@ -84,6 +85,7 @@ fn read_open_fd(
   Ok(ReadFacts {
     ascii_prefix,
     in_halves: false,
+    alone: false,
   })
 }
 
@@ -318,7 +320,8 @@ mod tests {
         got,
         ReadFacts {
           ascii_prefix,
-          in_halves: true
+          in_halves: true,
+          alone: false
         },
         "odd bytes {odd:x?} at {odd_at:?}"
       );

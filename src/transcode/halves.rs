@@ -22,14 +22,15 @@ use std::sync::mpsc;
 use super::simd;
 use crate::buffers::{self as pool, Reusable};
 use crate::limits::{EARLY_CHECK_BYTES, EXACT_TAIL_BYTES, PARALLEL_MIN_BYTES, SPLIT_READ_MIN_BYTES};
+use crate::read::ReadFacts;
 use crate::two_threads::{both, page_aligned_middle};
 
 /// Whether text of `len` bytes is converted on two threads: from
 /// `PARALLEL_MIN_BYTES` on, and from `SPLIT_READ_MIN_BYTES` on if it was read
-/// in two halves: converting it on one thread would read the other core's
-/// half, slowly.
-pub(super) fn split_conversion(len: usize, read_in_halves: bool) -> bool {
-  len >= PARALLEL_MIN_BYTES || (read_in_halves && len >= SPLIT_READ_MIN_BYTES)
+/// in two halves (converting it on one thread would read the other core's
+/// half, slowly); never where it was read alone.
+pub(super) fn split_conversion(len: usize, facts: ReadFacts) -> bool {
+  !facts.alone && (len >= PARALLEL_MIN_BYTES || (facts.in_halves && len >= SPLIT_READ_MIN_BYTES))
 }
 
 /// A validating converter: writes the conversion of its input at the start of

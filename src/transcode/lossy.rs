@@ -19,11 +19,11 @@ fn append_lossy_scalar(bytes: &[u8], out: &mut Vec<u16>) {
 
 /// Any bytes decoded to UTF-16 with U+FFFD replacement: invalid input on both
 /// routes, and with simdutf all wide text (valid text has no error to replace).
-/// Large inputs are decoded as two halves on two threads (see
+/// Large inputs are decoded as two halves on two threads if `may_split` (see
 /// `halves::append_halves`).
-pub(super) fn decode_lossy(bytes: &[u8], simd: bool) -> Vec<u16> {
+pub(super) fn decode_lossy(bytes: &[u8], simd: bool, may_split: bool) -> Vec<u16> {
   let append = if simd { append_lossy_simd } else { append_lossy_scalar };
-  if bytes.len() >= LOSSY_PARALLEL_MIN_BYTES {
+  if may_split && bytes.len() >= LOSSY_PARALLEL_MIN_BYTES {
     if let Some(out) = halves::append_halves(bytes, append) {
       return out;
     }

@@ -72,15 +72,12 @@ pub(crate) fn engine() -> &'static str {
 /// Decodes UTF-8 `bytes` exactly as Node's `buffer.toString('utf8')` does
 /// (WHATWG, one U+FFFD per maximal invalid subpart, a BOM kept as U+FEFF),
 /// using what their read found out (`facts`: a known ASCII prefix, whether
-/// they were read in two halves; `ReadFacts::default()` for other bytes).
+/// they were read in two halves or alone; `ReadFacts::default()` for other
+/// bytes).
 pub fn decode(bytes: &[u8], facts: ReadFacts) -> Decoded {
   let ascii_prefix = facts.ascii_prefix;
   if simd::available() {
-    return decode_simd(
-      bytes,
-      ascii_prefix,
-      halves::split_conversion(bytes.len(), facts.in_halves),
-    );
+    return decode_simd(bytes, ascii_prefix, facts);
   }
   let converted = match classify_after_ascii(bytes, ascii_prefix) {
     Class::Ascii => return Decoded::Ascii,
@@ -91,7 +88,7 @@ pub fn decode(bytes: &[u8], facts: ReadFacts) -> Decoded {
       .ok()
       .map(|s| Text::Utf16(utf16_fallback(s))),
   };
-  Decoded::Text(converted.unwrap_or_else(|| Text::Utf16(lossy::decode_lossy(bytes, false))))
+  Decoded::Text(converted.unwrap_or_else(|| Text::Utf16(lossy::decode_lossy(bytes, false, !facts.alone))))
 }
 
 /// The simdutf route. Its Latin-1 converter is also the Latin-1-or-wide test:
@@ -101,26 +98,28 @@ pub fn decode(bytes: &[u8], facts: ReadFacts) -> Decoded {
 /// Wide text, valid or not, goes to the lossy decoder, whose first step is one
 /// validating conversion up to the first error, if any: valid text costs it one
 /// pass, and text with an error near its end is not converted twice.
-fn decode_simd(bytes: &[u8], ascii_prefix: usize, split: bool) -> Decoded {
+fn decode_simd(bytes: &[u8], ascii_prefix: usize, facts: ReadFacts) -> Decoded {
   if is_ascii_after(bytes, ascii_prefix) {
     return Decoded::Ascii;
   }
+  let split = halves::split_conversion(bytes.len(), facts);
   let text = halves::convert(bytes, &halves::LATIN1, split)
     .map(Text::Latin1)
-    .unwrap_or_else(|| Text::Utf16(decode_wide(bytes, split)));
+    .unwrap_or_else(|| Text::Utf16(decode_wide(bytes, split, !facts.alone)));
   Decoded::Text(text)
 }
 
 /// Wide text (simdutf route): valid text to split (`split`) is converted on
 /// two threads, each half where its read left it, in its own core's cache;
-/// anything else goes to the lossy decoder.
-fn decode_wide(bytes: &[u8], split: bool) -> Vec<u16> {
+/// anything else goes to the lossy decoder (on two threads too if large and
+/// `may_split`).
+fn decode_wide(bytes: &[u8], split: bool, may_split: bool) -> Vec<u16> {
   if split {
     if let Some(units) = halves::decode_halves(bytes, lossy::decode_lossy_into, lossy::append_lossy_simd) {
       return units;
     }
   }
-  lossy::decode_lossy(bytes, true)
+  lossy::decode_lossy(bytes, true, may_split)
 }
 
 fn latin1_fallback(text: &str) -> Vec<u8> {
@@ -222,7 +221,7 @@ mod tests {
       assert!(got == Some(reference(&bytes)), "fault {fault:x?} at {at}");
       // The way text read in halves goes: the same units.
       assert!(
-        decode_wide(&bytes, true) == reference(&bytes),
+        decode_wide(&bytes, true, true) == reference(&bytes),
         "fault {fault:x?} at {at}"
       );
     }
@@ -246,6 +245,6 @@ pub mod testing {
 
   /// Whether bytes of `len` decoded from memory are converted on two threads.
   pub fn split_conversion(len: usize) -> bool {
-    super::halves::split_conversion(len, false)
+    super::halves::split_conversion(len, super::ReadFacts::default())
   }
 }
