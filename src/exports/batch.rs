@@ -36,14 +36,15 @@ use crate::{pipeline, read};
 
 // ---- The single-read pipeline, as the batch uses it: these two functions only. ----
 
-/// The read step of one entry: the file at `path`, on the calling thread
-/// alone (the other cores are busy with the other files); one of kMaxLength
-/// bytes or more is not read (`ReadError::TooLarge`).
+/// The read step of one entry: the file at `path`, read and then converted
+/// on the calling thread alone (the other cores are busy with the other
+/// files); one of kMaxLength bytes or more is not read (`ReadError::TooLarge`).
 fn read_file(path: &[u8], flags: i32) -> impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError> + '_ {
   move |buf| {
     read::with_terminated(path, |path| {
       read::read_path_limited_into(path, flags, MAX_STRING_LENGTH, &read::NEVER_CANCELLED, buf)
     })
+    .map(ReadFacts::read_alone)
   }
 }
 

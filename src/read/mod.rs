@@ -75,14 +75,14 @@ pub struct ReadFacts {
   /// Read as two halves by two threads: each half is in its own core's cache,
   /// so converting them is worth splitting the same way.
   pub in_halves: bool,
-  /// Read on one thread beside other reads (async reads, a batch's): the
-  /// other cores are busy with those, so the conversion stays on this thread
-  /// too.
+  /// Read by one of the threads of a batch, which fill the cores: the
+  /// conversion stays on this thread too.
   pub alone: bool,
 }
 
 impl ReadFacts {
-  fn read_alone(self) -> Self {
+  /// These facts, for bytes read by one of a batch's threads (`alone`).
+  pub(crate) fn read_alone(self) -> Self {
     ReadFacts { alone: true, ..self }
   }
 }
@@ -158,8 +158,8 @@ pub(crate) fn read_path_into(path: &CStr, flags: i32, buf: &mut Vec<u8>) -> Resu
 }
 
 /// Like `read_path_into`, but a regular file whose size is `limit` bytes or
-/// more is not read at all (`ReadError::TooLarge`), the file is read and
-/// converted on this thread alone (`ReadFacts::alone`), and the read stops between chunks once `cancel` is set
+/// more is not read at all (`ReadError::TooLarge`), the file is read on this
+/// thread alone, and the read stops between chunks once `cancel` is set
 /// (`ReadError::Cancelled`): for reads that run beside others (async reads on
 /// libuv's pool), where the other core is busy anyway.
 pub(crate) fn read_path_limited_into(
@@ -169,7 +169,7 @@ pub(crate) fn read_path_limited_into(
   cancel: &AtomicBool,
   buf: &mut Vec<u8>,
 ) -> Result<ReadFacts, ReadError> {
-  reader::read_path(path, flags, limit, Split::Never, cancel, buf).map(ReadFacts::read_alone)
+  reader::read_path(path, flags, limit, Split::Never, cancel, buf)
 }
 
 /// Reads a caller-owned fd from its current position to EOF into `buf`; never
@@ -185,7 +185,7 @@ pub(crate) fn read_fd_cancellable_into(
   cancel: &AtomicBool,
   buf: &mut Vec<u8>,
 ) -> Result<ReadFacts, ReadError> {
-  reader::read_fd(fd, cancel, buf).map(ReadFacts::read_alone)
+  reader::read_fd(fd, cancel, buf)
 }
 
 /// `read_path_into` of raw path bytes into a new buffer (for tests and tools).
