@@ -36,30 +36,51 @@ use crate::{pipeline, read};
 
 // ---- The single-read pipeline, as the batch uses it: these two functions only. ----
 
-/// The read step of one entry: the file at `path`, read and then converted
-/// on the calling thread alone (the other cores are busy with the other
-/// files); one of kMaxLength bytes or more is not read (`ReadError::TooLarge`).
-fn read_file(path: &[u8], flags: i32) -> impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError> + '_ {
+/// How a batch reads each of its files.
+#[derive(Clone, Copy)]
+struct Reading {
+  /// fs-style numeric open flags.
+  flags: i32,
+  /// Each file is converted on the thread that read it (`ReadFacts::alone`):
+  /// the batch runs on several threads, which fill the cores, or was asked
+  /// for one.
+  alone: bool,
+}
+
+impl Reading {
+  /// For a batch on `threads` threads, asked for `concurrency`.
+  fn new(flags: i32, threads: usize, concurrency: u32) -> Self {
+    Reading {
+      flags,
+      alone: threads > 1 || concurrency <= 1,
+    }
+  }
+}
+
+/// The read step of one entry: the file at `path`, on the calling thread
+/// alone (the other cores are busy with the other files); one of kMaxLength
+/// bytes or more is not read (`ReadError::TooLarge`).
+fn read_file(path: &[u8], how: Reading) -> impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError> + '_ {
   move |buf| {
     read::with_terminated(path, |path| {
-      read::read_path_limited_into(path, flags, MAX_STRING_LENGTH, &read::NEVER_CANCELLED, buf)
+      read::read_path_limited_into(path, how.flags, MAX_STRING_LENGTH, &read::NEVER_CANCELLED, buf)
     })
-    .map(ReadFacts::read_alone)
+    .map(|facts| if how.alone { facts.read_alone() } else { facts })
   }
 }
 
 /// Reads and decodes the file at `path` (on a worker thread): its code units,
 /// or the failure code the single read would return (`too_large` for a file
 /// of kMaxLength bytes or more).
-fn read_one(path: &[u8], flags: i32, too_large: i32) -> Outcome {
-  pipeline::read_to_outcome(read_file(path, flags), too_large)
+fn read_one(path: &[u8], how: Reading, too_large: i32) -> Outcome {
+  pipeline::read_to_outcome(read_file(path, how), too_large)
 }
 
 /// Reads and decodes the file at `path` on the JS thread and makes its value
 /// at once, from this thread's reused buffers as a single read does: for the
 /// entry a sync batch needs next, which then never waits in the ring.
-fn read_value_now(env: sys::napi_env, path: &[u8], flags: i32) -> Reply {
-  pipeline::read_to_string(env, read_file(path, flags))
+fn read_value_now(env: sys::napi_env, path: &[u8], how: Reading) -> Reply {
+  pipeline::read_to_string(env, read_file(path, how))
 }
 
 /// The JS value of a result (on the JS thread): the string, copied or external
@@ -126,7 +147,7 @@ struct State {
 
 struct Batch {
   paths: Paths,
-  flags: i32,
+  reading: Reading,
   /// The failure code for a file of kMaxLength bytes or more (see `read_one`).
   too_large: i32,
   /// Stop at the first OS error in list order (the caller throws it).
@@ -158,11 +179,11 @@ fn result_bytes(outcome: &Outcome) -> usize {
 }
 
 impl Batch {
-  fn new(paths: Paths, flags: i32, too_large: i32, stop_at_error: bool, waker: Waker) -> Self {
+  fn new(paths: Paths, reading: Reading, too_large: i32, stop_at_error: bool, waker: Waker) -> Self {
     let window = paths.len().clamp(1, WINDOW);
     Batch {
       paths,
-      flags,
+      reading,
       too_large,
       stop_at_error,
       state: Mutex::new(State {
@@ -205,7 +226,7 @@ impl Batch {
   /// Reads entry `index` (on whichever thread).
   fn read(&self, index: usize) -> Outcome {
     self
-      .on_path(index, |path| read_one(path, self.flags, self.too_large))
+      .on_path(index, |path| read_one(path, self.reading, self.too_large))
       .unwrap_or(Outcome::Failure(FS_ANSWERS))
   }
 
@@ -213,7 +234,7 @@ impl Batch {
   /// its value (see `read_value_now`); whether it failed with an OS error.
   fn read_now(&self, env: sys::napi_env, index: usize) -> (Reply, bool) {
     let reply = self
-      .on_path(index, |path| read_value_now(env, path, self.flags))
+      .on_path(index, |path| read_value_now(env, path, self.reading))
       .unwrap_or(Reply::Outcome(Outcome::Failure(FS_ANSWERS)));
     let failed = matches!(&reply, Reply::Outcome(outcome) if is_os_error(outcome));
     (reply, failed)
@@ -474,9 +495,11 @@ impl Drop for StopOnDrop<'_> {
 #[napi(js_name = "readFiles", ts_return_type = "Array<string | number>")]
 pub fn read_files(env: Env, paths: Array, flags: i32, concurrency: u32, stop_at_error: bool) -> napi::Result<Raw> {
   let env = env.raw();
+  let paths = collect_paths(env, &paths)?;
+  let workers = (concurrency.clamp(1, MAX_THREADS) as usize - 1).min(paths.len().saturating_sub(1));
   let batch = Batch::new(
-    collect_paths(env, &paths)?,
-    flags,
+    paths,
+    Reading::new(flags, workers + 1, concurrency),
     STRING_TOO_LONG,
     stop_at_error,
     Waker::Condvar,
@@ -484,7 +507,6 @@ pub fn read_files(env: Env, paths: Array, flags: i32, concurrency: u32, stop_at_
   let mut out = ptr::null_mut();
   // SAFETY: `env` is this call's env; `out` receives the new array.
   napi::check_status!(unsafe { sys::napi_create_array(env, &mut out) })?;
-  let workers = (concurrency.clamp(1, MAX_THREADS) as usize - 1).min(batch.len().saturating_sub(1));
   thread::scope(|scope| {
     let _stop = StopOnDrop(&batch);
     spawn_workers(workers, |builder| {
@@ -650,15 +672,16 @@ pub fn read_files_start(
   stop_at_error: bool,
   on_ready: WakeFn,
 ) -> napi::Result<External<BatchHandle>> {
+  let paths = collect_paths(env.raw(), &paths)?;
+  let workers = (concurrency.clamp(1, MAX_THREADS) as usize).min(paths.len());
   let batch = Arc::new(Batch::new(
-    collect_paths(env.raw(), &paths)?,
-    flags,
+    paths,
+    Reading::new(flags, workers, concurrency),
     // As readFileUtf8Async: fs.promises answers for files of kMaxLength bytes or more.
     FS_ANSWERS,
     stop_at_error,
     Waker::Callback(Some(on_ready)),
   ));
-  let workers = (concurrency.clamp(1, MAX_THREADS) as usize).min(batch.len());
   let started = spawn_workers(workers, |builder| {
     let batch = Arc::clone(&batch);
     builder.spawn(move || batch.work()).map(|_| ())

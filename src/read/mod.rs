@@ -75,8 +75,8 @@ pub struct ReadFacts {
   /// Read as two halves by two threads: each half is in its own core's cache,
   /// so converting them is worth splitting the same way.
   pub in_halves: bool,
-  /// Read by one of the threads of a batch, which fill the cores: the
-  /// conversion stays on this thread too.
+  /// Read by a batch whose threads fill the cores, or which was asked for
+  /// one thread: the conversion stays on this thread too.
   pub alone: bool,
 }
 

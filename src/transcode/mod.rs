@@ -3,7 +3,8 @@
 //! and converted in one pass (simdutf when its self-test passed, otherwise
 //! simdutf8 + encoding_rs); invalid text is decoded with U+FFFD replacement
 //! exactly as Node does (`lossy`; `dense` where errors are a few bytes
-//! apart). Large inputs are converted as two halves on two threads (`halves`).
+//! apart). Large inputs are converted as two halves on two threads (`halves`),
+//! but for a batch's reads (`ReadFacts::alone`).
 
 mod dense;
 mod halves;
