@@ -68,7 +68,7 @@ fn read_open_fd(
       return Ok(ReadFacts {
         ascii_prefix,
         in_halves: true,
-        alone: false,
+        ..ReadFacts::default()
       });
     }
     // The file changed under us: read it on the plain way.
@@ -84,8 +84,7 @@ fn read_open_fd(
   };
   Ok(ReadFacts {
     ascii_prefix,
-    in_halves: false,
-    alone: false,
+    ..ReadFacts::default()
   })
 }
 
@@ -321,7 +320,7 @@ mod tests {
         ReadFacts {
           ascii_prefix,
           in_halves: true,
-          alone: false
+          ..ReadFacts::default()
         },
         "odd bytes {odd:x?} at {odd_at:?}"
       );

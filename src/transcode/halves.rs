@@ -21,7 +21,9 @@ use std::sync::mpsc;
 
 use super::simd;
 use crate::buffers::{self as pool, Reusable};
-use crate::limits::{EARLY_CHECK_BYTES, EXACT_TAIL_BYTES, PARALLEL_MIN_BYTES, SPLIT_READ_MIN_BYTES};
+use crate::limits::{
+  EARLY_CHECK_BYTES, EXACT_TAIL_BYTES, LOSSY_PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES, SPLIT_READ_MIN_BYTES,
+};
 use crate::read::ReadFacts;
 use crate::two_threads::{both, page_aligned_middle};
 
@@ -31,6 +33,13 @@ use crate::two_threads::{both, page_aligned_middle};
 /// half, slowly); never where it was read alone.
 pub(super) fn split_conversion(len: usize, facts: ReadFacts) -> bool {
   !facts.alone && (len >= PARALLEL_MIN_BYTES || (facts.in_halves && len >= SPLIT_READ_MIN_BYTES))
+}
+
+/// Whether `len` bytes that did not convert as valid text are decoded with
+/// replacement on two threads: from `LOSSY_PARALLEL_MIN_BYTES` on, never
+/// where they were read alone.
+pub(super) fn split_lossy(len: usize, facts: ReadFacts) -> bool {
+  !facts.alone && len >= LOSSY_PARALLEL_MIN_BYTES
 }
 
 /// A validating converter: writes the conversion of its input at the start of

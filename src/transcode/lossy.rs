@@ -7,7 +7,8 @@ use std::mem::MaybeUninit;
 
 use super::{dense, halves, simd};
 use crate::buffers;
-use crate::limits::{DENSE_ERROR_SPACING, DENSE_MIN_ERRORS, LOSSY_PARALLEL_MIN_BYTES};
+use crate::limits::{DENSE_ERROR_SPACING, DENSE_MIN_ERRORS};
+use crate::read::ReadFacts;
 
 /// encoding_rs's lossy decoder: the fallback engine's (without simdutf).
 fn append_lossy_scalar(bytes: &[u8], out: &mut Vec<u16>) {
@@ -19,11 +20,11 @@ fn append_lossy_scalar(bytes: &[u8], out: &mut Vec<u16>) {
 
 /// Any bytes decoded to UTF-16 with U+FFFD replacement: invalid input on both
 /// routes, and with simdutf all wide text (valid text has no error to replace).
-/// Large inputs are decoded as two halves on two threads if `may_split` (see
-/// `halves::append_halves`).
-pub(super) fn decode_lossy(bytes: &[u8], simd: bool, may_split: bool) -> Vec<u16> {
+/// Large inputs are decoded as two halves on two threads where their read
+/// allows (`halves::split_lossy`, `halves::append_halves`).
+pub(super) fn decode_lossy(bytes: &[u8], simd: bool, facts: ReadFacts) -> Vec<u16> {
   let append = if simd { append_lossy_simd } else { append_lossy_scalar };
-  if may_split && bytes.len() >= LOSSY_PARALLEL_MIN_BYTES {
+  if halves::split_lossy(bytes.len(), facts) {
     if let Some(out) = halves::append_halves(bytes, append) {
       return out;
     }

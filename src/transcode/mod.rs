@@ -76,11 +76,10 @@ pub(crate) fn engine() -> &'static str {
 /// they were read in two halves or alone; `ReadFacts::default()` for other
 /// bytes).
 pub fn decode(bytes: &[u8], facts: ReadFacts) -> Decoded {
-  let ascii_prefix = facts.ascii_prefix;
   if simd::available() {
-    return decode_simd(bytes, ascii_prefix, facts);
+    return decode_simd(bytes, facts);
   }
-  let converted = match classify_after_ascii(bytes, ascii_prefix) {
+  let converted = match classify_after_ascii(bytes, facts.ascii_prefix) {
     Class::Ascii => return Decoded::Ascii,
     Class::Latin1Range => simdutf8::basic::from_utf8(bytes)
       .ok()
@@ -89,7 +88,7 @@ pub fn decode(bytes: &[u8], facts: ReadFacts) -> Decoded {
       .ok()
       .map(|s| Text::Utf16(utf16_fallback(s))),
   };
-  Decoded::Text(converted.unwrap_or_else(|| Text::Utf16(lossy::decode_lossy(bytes, false, !facts.alone))))
+  Decoded::Text(converted.unwrap_or_else(|| Text::Utf16(lossy::decode_lossy(bytes, false, facts))))
 }
 
 /// The simdutf route. Its Latin-1 converter is also the Latin-1-or-wide test:
@@ -99,28 +98,27 @@ pub fn decode(bytes: &[u8], facts: ReadFacts) -> Decoded {
 /// Wide text, valid or not, goes to the lossy decoder, whose first step is one
 /// validating conversion up to the first error, if any: valid text costs it one
 /// pass, and text with an error near its end is not converted twice.
-fn decode_simd(bytes: &[u8], ascii_prefix: usize, facts: ReadFacts) -> Decoded {
-  if is_ascii_after(bytes, ascii_prefix) {
+fn decode_simd(bytes: &[u8], facts: ReadFacts) -> Decoded {
+  if is_ascii_after(bytes, facts.ascii_prefix) {
     return Decoded::Ascii;
   }
   let split = halves::split_conversion(bytes.len(), facts);
   let text = halves::convert(bytes, &halves::LATIN1, split)
     .map(Text::Latin1)
-    .unwrap_or_else(|| Text::Utf16(decode_wide(bytes, split, !facts.alone)));
+    .unwrap_or_else(|| Text::Utf16(decode_wide(bytes, split, facts)));
   Decoded::Text(text)
 }
 
 /// Wide text (simdutf route): valid text to split (`split`) is converted on
 /// two threads, each half where its read left it, in its own core's cache;
-/// anything else goes to the lossy decoder (on two threads too if large and
-/// `may_split`).
-fn decode_wide(bytes: &[u8], split: bool, may_split: bool) -> Vec<u16> {
+/// anything else goes to the lossy decoder.
+fn decode_wide(bytes: &[u8], split: bool, facts: ReadFacts) -> Vec<u16> {
   if split {
     if let Some(units) = halves::decode_halves(bytes, lossy::decode_lossy_into, lossy::append_lossy_simd) {
       return units;
     }
   }
-  lossy::decode_lossy(bytes, true, may_split)
+  lossy::decode_lossy(bytes, true, facts)
 }
 
 fn latin1_fallback(text: &str) -> Vec<u8> {
@@ -222,7 +220,7 @@ mod tests {
       assert!(got == Some(reference(&bytes)), "fault {fault:x?} at {at}");
       // The way text read in halves goes: the same units.
       assert!(
-        decode_wide(&bytes, true, true) == reference(&bytes),
+        decode_wide(&bytes, true, ReadFacts::default()) == reference(&bytes),
         "fault {fault:x?} at {at}"
       );
     }
