@@ -1,8 +1,8 @@
 //! The decoder for text whose errors are dense (binary files read as text):
-//! WHATWG's UTF-8 decoder written out a character at a time, one U+FFFD per
-//! maximal invalid subpart, with ASCII taken a word at a time. Where errors
-//! are a few bytes apart, every SIMD decoder keeps restarting; this loop
-//! does not, and beats encoding_rs's decoder on such input.
+//! WHATWG's UTF-8 decoder written out by hand, one U+FFFD per maximal invalid
+//! subpart. Where errors are a few bytes apart, every SIMD decoder keeps
+//! restarting; this loop does not, and beats encoding_rs's decoder on such
+//! input.
 
 use std::mem::MaybeUninit;
 
