@@ -64,24 +64,15 @@ fn is_continuation(b: u8) -> bool {
   b & 0xC0 == 0x80
 }
 
-/// Appends the UTF-16 of `bytes` to `out`, U+FFFD replacing each maximal
-/// invalid subpart.
-pub(super) fn append_dense(bytes: &[u8], out: &mut Vec<u16>) {
-  out.reserve(bytes.len());
-  let start = out.len();
-  let written = decode_into(bytes, out.spare_capacity_mut());
-  // SAFETY: `decode_into` initialised the first `written` units of the spare capacity.
-  unsafe { out.set_len(start + written) };
-}
-
-/// Writes the UTF-16 of `bytes` into `room` (one unit per byte is always
-/// enough: no character takes more units than bytes); returns the units written.
+/// Writes the UTF-16 of `bytes` into `room`, U+FFFD replacing each maximal
+/// invalid subpart (one unit per byte is always enough: no character takes
+/// more units than bytes); returns the units written.
 ///
 /// Binary input mixes ASCII, stray bytes and the odd valid sequence at random,
 /// so the loop branches on none of these per byte: a word's leading ASCII is
 /// taken at once, and a byte that stands alone (ASCII or an error) is one
 /// table lookup; only a lead byte followed by a fitting second byte branches.
-fn decode_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
+pub(super) fn decode_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
   let room = &mut room[..bytes.len()];
   // Past the end reads as a byte that starts no sequence and continues none.
   let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
@@ -155,11 +146,10 @@ mod tests {
   }
 
   fn dense(bytes: &[u8]) -> Vec<u16> {
-    let mut out = vec![0x41];
-    append_dense(bytes, &mut out);
-    assert_eq!(out[0], 0x41, "appends after what is there");
-    out.remove(0);
-    out
+    let mut room = vec![MaybeUninit::<u16>::uninit(); bytes.len()];
+    let n = decode_into(bytes, &mut room);
+    // SAFETY: `decode_into` initialised the first `n` units.
+    room[..n].iter().map(|u| unsafe { u.assume_init() }).collect()
   }
 
   /// Each byte that decides a branch: leads at their range edges,

@@ -12,9 +12,10 @@
 //! - `decode_halves`: UTF-16 with replacement, valid or not; the right half
 //!   goes on from its first error, a left half that was not valid is decoded
 //!   again and the halves joined.
-//! - `append_halves`: UTF-16 with replacement for text that starts with an
-//!   error (no count would place the right half): each half into a buffer of
-//!   its own, the right half's units then copied after the left's.
+//! - `decode_halves_uncounted`: UTF-16 with replacement for text that starts
+//!   with an error (no count would place the right half): the right half is
+//!   decoded where the left half's units end at the most (one per byte), and
+//!   moved down after them if the left half wrote fewer.
 
 use std::mem::MaybeUninit;
 use std::sync::mpsc;
@@ -222,14 +223,13 @@ fn convert_into_exact<T: Copy>(bytes: &[u8], dst: &mut [MaybeUninit<T>], convers
 /// halves on two threads, each where its read left it, straight to its place
 /// in one buffer: the left half's units are counted first (as if it were
 /// valid), which says where the right half's start. The right half is
-/// decoded with `decode_into` (valid text up to its first error in place, see
-/// `lossy::decode_lossy_into`); the left half is converted into exactly
+/// decoded in place with `decode_into`; the left half is converted into exactly
 /// its counted room, and if it is not valid it is decoded again with `append`
 /// into a buffer of its own and the halves are joined after. So text with an
 /// error in its right half is decoded once, not converted and then decoded
 /// again. Text with an error in its first bytes, likely invalid throughout,
-/// goes to `append_halves` instead (no count would place its right half).
-/// `None` if the second half has no character start or no thread could be
+/// goes to `decode_halves_uncounted` instead (no count would place its right
+/// half). `None` if the second half has no character start or no thread could be
 /// started.
 pub(super) fn decode_halves(
   bytes: &[u8],
@@ -237,7 +237,7 @@ pub(super) fn decode_halves(
   append: fn(&[u8], &mut Vec<u16>),
 ) -> Option<Vec<u16>> {
   if (UTF16.refuses_start)(bytes) {
-    return append_halves(bytes, append);
+    return decode_halves_uncounted(bytes, decode_into);
   }
   let split = character_start_after_middle(bytes)?;
   let (left, right) = bytes.split_at(split);
@@ -289,54 +289,35 @@ pub(super) fn decode_halves(
 }
 
 /// Decodes `bytes` (any bytes, valid or not) as two halves on two threads with
-/// `append`, which appends the code units of its input to a `Vec`, and joins the
-/// halves. The split is at a byte that is not a UTF-8 continuation byte: there a
+/// `decode_into` (which writes the units of its input at the start of its room,
+/// one unit per byte at the most), both into one buffer: the right half's room
+/// starts where the left half's units would end if it wrote one per byte, and
+/// if it wrote fewer the right half's units are moved down to follow them.
+/// The split is at a byte that is not a UTF-8 continuation byte: there a
 /// WHATWG decoder starts afresh whatever came before (an unfinished sequence
 /// before it is one U+FFFD either way, at the left half's end or on meeting the
-/// byte), so the halves' units joined are the whole's. `None` if the second half
-/// has no such byte or no thread could be started.
-pub(super) fn append_halves(bytes: &[u8], append: fn(&[u8], &mut Vec<u16>)) -> Option<Vec<u16>> {
+/// byte), so the halves' units joined are the whole's. `None` if the second
+/// half has no such byte or no thread could be started.
+pub(super) fn decode_halves_uncounted(
+  bytes: &[u8],
+  decode_into: fn(&[u8], &mut [MaybeUninit<u16>]) -> usize,
+) -> Option<Vec<u16>> {
   let split = character_start_after_middle(bytes)?;
   let (left, right) = bytes.split_at(split);
-  // One unit of room more than each input's length (encoding_rs wants it).
-  let mut out: Vec<u16> = pool::take(bytes.len() + 1);
-  let out_left = &mut out;
-  let (hand_over, take_over) = mpsc::sync_channel(1);
-  let halves = both(
-    move || {
-      append(left, out_left);
-      let _ = hand_over.send(out_left.spare_capacity_mut());
-    },
-    move || {
-      let mut right_out: Vec<u16> = pool::take(right.len() + 1);
-      append(right, &mut right_out);
-      // The right half's units go after the left's from here, where they are
-      // still in cache; a lossy decode writes at most one unit per byte, so
-      // they fit (if not, or if the left half failed, the caller appends them).
-      match take_over.recv() {
-        Ok(spare) if spare.len() >= right_out.len() => {
-          let count = right_out.len();
-          spare[..count].write_copy_of_slice(&right_out);
-          pool::give(right_out);
-          Ok(count)
-        }
-        _ => Err(right_out),
-      }
-    },
-  );
-  let Some(((), right)) = halves else {
+  let mut out: Vec<u16> = pool::take(bytes.len());
+  let (left_room, right_room) = out.spare_capacity_mut()[..bytes.len()].split_at_mut(split);
+  let Some((left_units, right_units)) = both(|| decode_into(left, left_room), || decode_into(right, right_room)) else {
     pool::give(out);
     return None;
   };
-  match right {
-    // SAFETY: the right half's thread initialised these `count` units of the
-    // spare capacity, just after the left half's units.
-    Ok(count) => unsafe { out.set_len(out.len() + count) },
-    Err(right_out) => {
-      out.extend_from_slice(&right_out);
-      pool::give(right_out);
-    }
+  let room = out.spare_capacity_mut();
+  if left_units < split {
+    room.copy_within(split..split + right_units, left_units);
   }
+  // SAFETY: the first `left_units` units of the spare capacity hold the left
+  // half's units and the `right_units` after them the right half's (decoded
+  // there, or moved there).
+  unsafe { out.set_len(left_units + right_units) };
   Some(out)
 }
 
@@ -458,8 +439,13 @@ mod tests {
     String::from_utf8_lossy(bytes).encode_utf16().collect()
   }
 
-  fn std_append(bytes: &[u8], out: &mut Vec<u16>) {
-    out.extend(lossy(bytes));
+  /// `lossy` into `room`; fills the room after its units with a mark, which
+  /// must not be taken for units.
+  fn std_decode_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
+    let units = lossy(bytes);
+    room[..units.len()].write_copy_of_slice(&units);
+    room[units.len()..bytes.len()].fill(MaybeUninit::new(0xDEAD));
+    units.len()
   }
 
   #[test]
@@ -481,7 +467,7 @@ mod tests {
       let mut bytes = text.clone();
       bytes[at..at + fault.len()].copy_from_slice(fault);
       assert_eq!(
-        append_halves(&bytes, std_append),
+        decode_halves_uncounted(&bytes, std_decode_into),
         Some(lossy(&bytes)),
         "fault {fault:x?} at {at}"
       );
@@ -489,6 +475,6 @@ mod tests {
     // No byte in the second half starts a character: no split.
     let mut tail = text.clone();
     tail[half..].fill(0x80);
-    assert_eq!(append_halves(&tail, std_append), None);
+    assert_eq!(decode_halves_uncounted(&tail, std_decode_into), None);
   }
 }

@@ -18,75 +18,79 @@ fn append_lossy_scalar(bytes: &[u8], out: &mut Vec<u16>) {
   out.truncate(start + written);
 }
 
+/// `append_lossy_scalar` into `room` (room for one unit per byte), through a
+/// buffer of its own: encoding_rs wants initialised room and a unit more.
+fn decode_lossy_scalar_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
+  let mut own = buffers::take(bytes.len() + 1);
+  append_lossy_scalar(bytes, &mut own);
+  let units = own.len();
+  room[..units].write_copy_of_slice(&own);
+  buffers::give(own);
+  units
+}
+
 /// Any bytes decoded to UTF-16 with U+FFFD replacement: invalid input on both
 /// routes, and with simdutf all wide text (valid text has no error to replace).
 /// Large inputs are decoded as two halves on two threads where their read
-/// allows (`halves::split_lossy`, `halves::append_halves`).
+/// allows (`halves::split_lossy`, `halves::decode_halves_uncounted`).
 pub(super) fn decode_lossy(bytes: &[u8], simd: bool, facts: ReadFacts) -> Vec<u16> {
-  let append = if simd { append_lossy_simd } else { append_lossy_scalar };
   if halves::split_lossy(bytes.len(), facts) {
-    if let Some(out) = halves::append_halves(bytes, append) {
+    let decode_into = if simd {
+      decode_lossy_simd_into
+    } else {
+      decode_lossy_scalar_into
+    };
+    if let Some(out) = halves::decode_halves_uncounted(bytes, decode_into) {
       return out;
     }
   }
   // encoding_rs wants one unit of room more than the input's length.
   let mut out = buffers::take(bytes.len() + 1);
-  append(bytes, &mut out);
+  if simd {
+    append_lossy_simd(bytes, &mut out);
+  } else {
+    append_lossy_scalar(bytes, &mut out);
+  }
   out
 }
 
+/// Appends the lossy UTF-16 of `bytes` to `out` (see `decode_lossy_simd_into`).
+pub(super) fn append_lossy_simd(bytes: &[u8], out: &mut Vec<u16>) {
+  out.reserve(bytes.len());
+  let start = out.len();
+  let units = decode_lossy_simd_into(bytes, out.spare_capacity_mut());
+  // SAFETY: `decode_lossy_simd_into` initialised the first `units` units of the spare capacity.
+  unsafe { out.set_len(start + units) };
+}
+
+/// Writes the lossy UTF-16 of `bytes` at the start of `room` (room for one
+/// unit per byte, the most any input decodes to); returns the units written.
+///
 /// Validate and convert each valid run in one simdutf pass, write U+FFFD for
 /// the maximal invalid subpart after it (std's `error_len`, which is exactly
 /// WHATWG's), continue after that. Where errors turn out dense, the rest goes
-/// to `dense::append_dense`, whose WHATWG decoder gives the same result from
-/// any point just after an error. One pass beats validating first and converting after.
-pub(super) fn append_lossy_simd(bytes: &[u8], out: &mut Vec<u16>) {
-  let mut rest = bytes;
-  let mut errors = 0;
+/// to `dense`, whose WHATWG decoder gives the same result from any point just
+/// after an error. One pass beats validating first and converting after.
+pub(super) fn decode_lossy_simd_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
+  let (mut rest, mut written, mut errors) = (bytes, 0, 0);
   loop {
-    let start = out.len();
-    let valid = simd::append_utf16_up_to_error(rest, out);
+    let (valid, units) = simd::utf16_up_to_error_into(rest, &mut room[written..]);
     if valid == rest.len() {
-      return;
+      return written + units;
     }
     let Some(invalid) = maximal_subpart_at(rest, valid) else {
       // simdutf's error position is not where std puts the error: trust std.
-      out.truncate(start);
-      append_lossy_checked(rest, out);
-      return;
+      return written + decode_lossy_checked_into(rest, &mut room[written..]);
     };
-    out.push(0xFFFD);
+    room[written + units].write(0xFFFD);
+    written += units + 1;
     errors += 1;
     rest = &rest[valid + invalid..];
     let consumed = bytes.len() - rest.len();
     if errors >= DENSE_MIN_ERRORS && errors * DENSE_ERROR_SPACING > consumed {
-      dense::append_dense(rest, out);
-      return;
+      return written + dense::decode_into(rest, &mut room[written..]);
     }
   }
-}
-
-/// `append_lossy_simd` into `room` (room for one unit per byte and one more),
-/// for the right half of `halves::decode_halves`: the text up to the first
-/// error is converted in place, only what follows it goes through a buffer of
-/// its own. Returns the units written.
-pub(super) fn decode_lossy_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
-  let (valid, units) = simd::utf16_up_to_error_into(bytes, room);
-  if valid == bytes.len() {
-    return units;
-  }
-  // Where simdutf's error is not where std puts it, all of it goes the slow way.
-  let (start, units) = if maximal_subpart_at(bytes, valid).is_some() {
-    (valid, units)
-  } else {
-    (0, 0)
-  };
-  let mut rest: Vec<u16> = buffers::take(bytes.len() - start + 1);
-  append_lossy_simd(&bytes[start..], &mut rest);
-  room[units..units + rest.len()].write_copy_of_slice(&rest);
-  let written = units + rest.len();
-  buffers::give(rest);
-  written
 }
 
 /// The length of the maximal invalid subpart at `at`, if `bytes[..at]` ends on
@@ -107,18 +111,19 @@ fn maximal_subpart_at(bytes: &[u8], at: usize) -> Option<usize> {
   }
 }
 
-/// The lossy decoder that validates with simdutf8 before converting each run:
-/// a pass more than `append_lossy_simd`, kept for the case where simdutf's and
-/// std's error positions disagree.
-fn append_lossy_checked(bytes: &[u8], out: &mut Vec<u16>) {
-  let mut rest = bytes;
+/// The lossy decoder that validates with simdutf8 before converting each run,
+/// into `room` as `decode_lossy_simd_into`: a pass more than that one, kept
+/// for the case where simdutf's and std's error positions disagree.
+fn decode_lossy_checked_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
+  let (mut rest, mut written) = (bytes, 0);
   loop {
     let (valid, after_error) = split_at_first_error(rest);
-    simd::append_utf16(valid, out);
+    written += simd::utf16_into(valid.as_bytes(), &mut room[written..]);
     let Some(after_error) = after_error else {
-      return;
+      return written;
     };
-    out.push(0xFFFD);
+    room[written].write(0xFFFD);
+    written += 1;
     rest = after_error;
   }
 }
@@ -175,13 +180,15 @@ mod tests {
       bytes[i] = [0xff, 0x80, 0xe4, 0xf0, 0xc0][n % 5];
     }
     bytes.extend_from_slice(b"\xf0\x9f\x98");
-    let mut out = Vec::new();
-    append_lossy_checked(&bytes, &mut out);
-    assert_eq!(out, reference(&bytes));
+    let mut room = vec![MaybeUninit::<u16>::uninit(); bytes.len()];
+    let n = decode_lossy_checked_into(&bytes, &mut room);
+    // SAFETY: `decode_lossy_checked_into` initialised the first `n` units.
+    let got: Vec<u16> = room[..n].iter().map(|u| unsafe { u.assume_init() }).collect();
+    assert_eq!(got, reference(&bytes));
   }
 
   #[test]
-  fn decode_lossy_into_resumes_after_the_valid_part() {
+  fn decode_lossy_simd_into_resumes_after_the_valid_part() {
     if !simd::available() {
       return;
     }
@@ -192,9 +199,10 @@ mod tests {
       b"\x80",
       b"\xf0\x9f\x98\x80\xed\xa0\x80z",
     ] {
-      let mut room = vec![MaybeUninit::<u16>::uninit(); bytes.len() + 1];
-      let n = decode_lossy_into(bytes, &mut room);
-      // SAFETY: `decode_lossy_into` initialised the first `n` units.
+      // Exactly one unit per byte of room: no more is needed.
+      let mut room = vec![MaybeUninit::<u16>::uninit(); bytes.len()];
+      let n = decode_lossy_simd_into(bytes, &mut room);
+      // SAFETY: `decode_lossy_simd_into` initialised the first `n` units.
       let got: Vec<u16> = room[..n].iter().map(|u| unsafe { u.assume_init() }).collect();
       assert_eq!(got, reference(bytes), "{bytes:x?}");
     }

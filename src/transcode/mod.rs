@@ -114,7 +114,7 @@ fn decode_simd(bytes: &[u8], facts: ReadFacts) -> Decoded {
 /// anything else goes to the lossy decoder.
 fn decode_wide(bytes: &[u8], split: bool, facts: ReadFacts) -> Vec<u16> {
   if split {
-    if let Some(units) = halves::decode_halves(bytes, lossy::decode_lossy_into, lossy::append_lossy_simd) {
+    if let Some(units) = halves::decode_halves(bytes, lossy::decode_lossy_simd_into, lossy::append_lossy_simd) {
       return units;
     }
   }
@@ -216,7 +216,7 @@ mod tests {
     for (at, fault) in faults {
       let mut bytes = text.clone();
       bytes[at..at + fault.len()].copy_from_slice(fault);
-      let got = halves::decode_halves(&bytes, lossy::decode_lossy_into, lossy::append_lossy_simd);
+      let got = halves::decode_halves(&bytes, lossy::decode_lossy_simd_into, lossy::append_lossy_simd);
       assert!(got == Some(reference(&bytes)), "fault {fault:x?} at {at}");
       // The way text read in halves goes: the same units.
       assert!(

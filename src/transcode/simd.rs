@@ -47,15 +47,6 @@ fn latin1_of(bytes: &[u8]) -> Option<Vec<u8>> {
   (written > 0).then_some(out)
 }
 
-/// Appends the UTF-16 of `src` to `dst`.
-pub(crate) fn append_utf16(src: &str, dst: &mut Vec<u16>) {
-  dst.reserve(src.len());
-  let written = utf16_into(src.as_bytes(), dst.spare_capacity_mut());
-  debug_assert!(written > 0 || src.is_empty(), "valid input always converts");
-  // SAFETY: utf16_into initialised the first `written` units of the spare capacity.
-  unsafe { dst.set_len(dst.len() + written) };
-}
-
 /// Appends to `dst` the UTF-16 of the part of `bytes` before simdutf's first
 /// error, validating and converting in one pass; returns that part's length
 /// (`bytes.len()` if there is no error). The caller confirms the error is where
