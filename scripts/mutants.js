@@ -62,7 +62,7 @@ const MUTANTS = [
       {
         file: 'src/transcode/mod.rs',
         find: '  let text = halves::convert(bytes, &halves::LATIN1, split)',
-        replace: '  let text = halves::convert(&bytes[ascii_prefix.min(bytes.len())..], &halves::LATIN1, split)',
+        replace: '  let text = halves::convert(&bytes[facts.ascii_prefix.min(bytes.len())..], &halves::LATIN1, split)',
       },
     ],
     tests: ['differential.test.js'],
