@@ -69,9 +69,10 @@ fn is_continuation(b: u8) -> bool {
 /// more units than bytes); returns the units written.
 ///
 /// Binary input mixes ASCII, stray bytes and the odd valid sequence at random,
-/// so the loop branches on none of these per byte: a word's leading ASCII is
-/// taken at once, and a byte that stands alone (ASCII or an error) is one
-/// table lookup; only a lead byte followed by a fitting second byte branches.
+/// so the loop does not branch on which of these a byte is: a word's leading
+/// ASCII is taken at once, and a byte that stands alone (ASCII or an error) is
+/// one table lookup. The one branch per byte, a lead byte followed by a
+/// fitting second byte or not, goes the same way for nearly every byte.
 pub(super) fn decode_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
   let room = &mut room[..bytes.len()];
   // Past the end reads as a byte that starts no sequence and continues none.

@@ -87,8 +87,7 @@ pub(super) fn convert<T: Reusable + Copy + Send>(
   conversion: &Conversion<T>,
   split: bool,
 ) -> Option<Vec<T>> {
-  // Exactly n units: n + 1 (the read buffer's size) slowed concurrent async
-  // reads; the lossy decoders that need n + 1 (`decode_halves`) take it themselves.
+  // Exactly n units: n + 1 (the read buffer's size) slowed concurrent async reads.
   let mut out: Vec<T> = pool::take(bytes.len());
   let room = &mut out.spare_capacity_mut()[..bytes.len()];
   let written = if split {
@@ -241,9 +240,8 @@ pub(super) fn decode_halves(
   }
   let split = character_start_after_middle(bytes)?;
   let (left, right) = bytes.split_at(split);
-  // One unit more than the input, as the lossy decoders want.
-  let mut out: Vec<u16> = pool::take(bytes.len() + 1);
-  let room = &mut out.spare_capacity_mut()[..bytes.len() + 1];
+  let mut out: Vec<u16> = pool::take(bytes.len());
+  let room = &mut out.spare_capacity_mut()[..bytes.len()];
   let (hand_over, take_over) = mpsc::sync_channel(1);
   let halves = both(
     move || {
@@ -259,7 +257,7 @@ pub(super) fn decode_halves(
       }
     },
     move || {
-      // The room after the left half's units is at least `right.len() + 1`.
+      // The room after the left half's units is at least `right.len()`.
       let right_room = take_over.recv().ok()?;
       Some(decode_into(right, right_room))
     },

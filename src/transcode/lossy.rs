@@ -44,7 +44,7 @@ pub(super) fn decode_lossy(bytes: &[u8], simd: bool, facts: ReadFacts) -> Vec<u1
       return out;
     }
   }
-  // encoding_rs wants one unit of room more than the input's length.
+  // Room for either engine: encoding_rs wants one unit more than the input.
   let mut out = buffers::take(bytes.len() + 1);
   if simd {
     append_lossy_simd(bytes, &mut out);

@@ -50,7 +50,7 @@ fn latin1_of(bytes: &[u8]) -> Option<Vec<u8>> {
 /// Appends to `dst` the UTF-16 of the part of `bytes` before simdutf's first
 /// error, validating and converting in one pass; returns that part's length
 /// (`bytes.len()` if there is no error). The caller confirms the error is where
-/// simdutf says (see `lossy::append_lossy_simd`).
+/// simdutf says (see `lossy::decode_lossy_simd_into`).
 pub fn append_utf16_up_to_error(bytes: &[u8], dst: &mut Vec<u16>) -> usize {
   dst.reserve(bytes.len());
   let (valid, units) = utf16_up_to_error_into(bytes, dst.spare_capacity_mut());
