@@ -140,17 +140,11 @@ pub(super) fn decode_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize 
 
 #[cfg(test)]
 mod tests {
+  use super::super::test_support::{decoded_into, reference};
   use super::*;
 
-  fn reference(bytes: &[u8]) -> Vec<u16> {
-    String::from_utf8_lossy(bytes).encode_utf16().collect()
-  }
-
   fn dense(bytes: &[u8]) -> Vec<u16> {
-    let mut room = vec![MaybeUninit::<u16>::uninit(); bytes.len()];
-    let n = decode_into(bytes, &mut room);
-    // SAFETY: `decode_into` initialised the first `n` units.
-    room[..n].iter().map(|u| unsafe { u.assume_init() }).collect()
+    decoded_into(decode_into, bytes)
   }
 
   /// Each byte that decides a branch: leads at their range edges,

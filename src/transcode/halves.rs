@@ -48,6 +48,14 @@ pub(super) fn split_lossy(len: usize, facts: ReadFacts) -> bool {
 /// count written, or 0 if the input cannot be converted.
 pub(super) type Converter<T> = fn(&[u8], &mut [MaybeUninit<T>]) -> usize;
 
+/// A decoder with replacement: writes the UTF-16 of any input at the start of
+/// the output (which has room for one unit per input byte, the most any input
+/// decodes to) and returns the units written.
+pub(super) type LossyDecoder = fn(&[u8], &mut [MaybeUninit<u16>]) -> usize;
+
+/// The same decoder appending to a `Vec` (which it reserves room in).
+pub(super) type LossyAppend = fn(&[u8], &mut Vec<u16>);
+
 /// A validating conversion of UTF-8 to code units of type `T`.
 pub(super) struct Conversion<T> {
   pub(super) convert: Converter<T>,
@@ -230,11 +238,7 @@ fn convert_into_exact<T: Copy>(bytes: &[u8], dst: &mut [MaybeUninit<T>], convers
 /// goes to `decode_halves_uncounted` instead (no count would place its right
 /// half). `None` if the second half has no character start or no thread could be
 /// started.
-pub(super) fn decode_halves(
-  bytes: &[u8],
-  decode_into: fn(&[u8], &mut [MaybeUninit<u16>]) -> usize,
-  append: fn(&[u8], &mut Vec<u16>),
-) -> Option<Vec<u16>> {
+pub(super) fn decode_halves(bytes: &[u8], decode_into: LossyDecoder, append: LossyAppend) -> Option<Vec<u16>> {
   if (UTF16.refuses_start)(bytes) {
     return decode_halves_uncounted(bytes, decode_into);
   }
@@ -250,7 +254,7 @@ pub(super) fn decode_halves(
       match convert_into_exact(left, left_room, &UTF16) {
         Some(_) => (units, None),
         None => {
-          let mut own = pool::take(left.len() + 1);
+          let mut own = pool::take(left.len());
           append(left, &mut own);
           (units, Some(own))
         }
@@ -287,8 +291,7 @@ pub(super) fn decode_halves(
 }
 
 /// Decodes `bytes` (any bytes, valid or not) as two halves on two threads with
-/// `decode_into` (which writes the units of its input at the start of its room,
-/// one unit per byte at the most), both into one buffer: the right half's room
+/// `decode_into`, both into one buffer: the right half's room
 /// starts where the left half's units would end if it wrote one per byte, and
 /// if it wrote fewer the right half's units are moved down to follow them.
 /// The split is at a byte that is not a UTF-8 continuation byte: there a
@@ -296,10 +299,7 @@ pub(super) fn decode_halves(
 /// before it is one U+FFFD either way, at the left half's end or on meeting the
 /// byte), so the halves' units joined are the whole's. `None` if the second
 /// half has no such byte or no thread could be started.
-pub(super) fn decode_halves_uncounted(
-  bytes: &[u8],
-  decode_into: fn(&[u8], &mut [MaybeUninit<u16>]) -> usize,
-) -> Option<Vec<u16>> {
+pub(super) fn decode_halves_uncounted(bytes: &[u8], decode_into: LossyDecoder) -> Option<Vec<u16>> {
   let split = character_start_after_middle(bytes)?;
   let (left, right) = bytes.split_at(split);
   let mut out: Vec<u16> = pool::take(bytes.len());
@@ -329,6 +329,7 @@ pub(super) fn character_start_after_middle(bytes: &[u8]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+  use super::super::test_support::reference;
   use super::*;
 
   #[test]
@@ -432,15 +433,10 @@ mod tests {
     }
   }
 
-  /// The lossy decode of `bytes` by std: WHATWG's, as Node's.
-  fn lossy(bytes: &[u8]) -> Vec<u16> {
-    String::from_utf8_lossy(bytes).encode_utf16().collect()
-  }
-
-  /// `lossy` into `room`; fills the room after its units with a mark, which
+  /// `reference` into `room`; fills the room after its units with a mark, which
   /// must not be taken for units.
   fn std_decode_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
-    let units = lossy(bytes);
+    let units = reference(bytes);
     room[..units.len()].write_copy_of_slice(&units);
     room[units.len()..bytes.len()].fill(MaybeUninit::new(0xDEAD));
     units.len()
@@ -466,7 +462,7 @@ mod tests {
       bytes[at..at + fault.len()].copy_from_slice(fault);
       assert_eq!(
         decode_halves_uncounted(&bytes, std_decode_into),
-        Some(lossy(&bytes)),
+        Some(reference(&bytes)),
         "fault {fault:x?} at {at}"
       );
     }

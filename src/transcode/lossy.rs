@@ -5,6 +5,7 @@
 
 use std::mem::MaybeUninit;
 
+use super::halves::{LossyAppend, LossyDecoder};
 use super::{dense, halves, simd};
 use crate::buffers;
 use crate::limits::{DENSE_ERROR_SPACING, DENSE_MIN_ERRORS};
@@ -34,23 +35,19 @@ fn decode_lossy_scalar_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usiz
 /// Large inputs are decoded as two halves on two threads where their read
 /// allows (`halves::split_lossy`, `halves::decode_halves_uncounted`).
 pub(super) fn decode_lossy(bytes: &[u8], simd: bool, facts: ReadFacts) -> Vec<u16> {
+  let (decode_into, append): (LossyDecoder, LossyAppend) = if simd {
+    (decode_lossy_simd_into, append_lossy_simd)
+  } else {
+    (decode_lossy_scalar_into, append_lossy_scalar)
+  };
   if halves::split_lossy(bytes.len(), facts) {
-    let decode_into = if simd {
-      decode_lossy_simd_into
-    } else {
-      decode_lossy_scalar_into
-    };
     if let Some(out) = halves::decode_halves_uncounted(bytes, decode_into) {
       return out;
     }
   }
   // Room for either engine: encoding_rs wants one unit more than the input.
   let mut out = buffers::take(bytes.len() + 1);
-  if simd {
-    append_lossy_simd(bytes, &mut out);
-  } else {
-    append_lossy_scalar(bytes, &mut out);
-  }
+  append(bytes, &mut out);
   out
 }
 
@@ -145,11 +142,8 @@ fn split_at_first_error(bytes: &[u8]) -> (&str, Option<&[u8]>) {
 
 #[cfg(test)]
 mod tests {
+  use super::super::test_support::{decoded_into, reference};
   use super::*;
-
-  fn reference(bytes: &[u8]) -> Vec<u16> {
-    String::from_utf8_lossy(bytes).encode_utf16().collect()
-  }
 
   #[test]
   fn maximal_subpart_at_confirms_only_true_error_positions() {
@@ -180,11 +174,7 @@ mod tests {
       bytes[i] = [0xff, 0x80, 0xe4, 0xf0, 0xc0][n % 5];
     }
     bytes.extend_from_slice(b"\xf0\x9f\x98");
-    let mut room = vec![MaybeUninit::<u16>::uninit(); bytes.len()];
-    let n = decode_lossy_checked_into(&bytes, &mut room);
-    // SAFETY: `decode_lossy_checked_into` initialised the first `n` units.
-    let got: Vec<u16> = room[..n].iter().map(|u| unsafe { u.assume_init() }).collect();
-    assert_eq!(got, reference(&bytes));
+    assert_eq!(decoded_into(decode_lossy_checked_into, &bytes), reference(&bytes));
   }
 
   #[test]
@@ -200,11 +190,11 @@ mod tests {
       b"\xf0\x9f\x98\x80\xed\xa0\x80z",
     ] {
       // Exactly one unit per byte of room: no more is needed.
-      let mut room = vec![MaybeUninit::<u16>::uninit(); bytes.len()];
-      let n = decode_lossy_simd_into(bytes, &mut room);
-      // SAFETY: `decode_lossy_simd_into` initialised the first `n` units.
-      let got: Vec<u16> = room[..n].iter().map(|u| unsafe { u.assume_init() }).collect();
-      assert_eq!(got, reference(bytes), "{bytes:x?}");
+      assert_eq!(
+        decoded_into(decode_lossy_simd_into, bytes),
+        reference(bytes),
+        "{bytes:x?}"
+      );
     }
   }
 }

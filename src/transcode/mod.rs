@@ -135,13 +135,31 @@ fn utf16_fallback(text: &str) -> Vec<u16> {
   out
 }
 
+/// What the decoders' unit tests compare with, and how they call a decoder
+/// that writes into room.
 #[cfg(test)]
-mod tests {
-  use super::*;
+mod test_support {
+  use std::mem::MaybeUninit;
 
-  fn reference(bytes: &[u8]) -> Vec<u16> {
+  /// The lossy decode of `bytes` by std: WHATWG's, as Node's.
+  pub(super) fn reference(bytes: &[u8]) -> Vec<u16> {
     String::from_utf8_lossy(bytes).encode_utf16().collect()
   }
+
+  /// The units `decode_into` writes for `bytes` into room of exactly one
+  /// unit per byte.
+  pub(super) fn decoded_into(decode_into: super::halves::LossyDecoder, bytes: &[u8]) -> Vec<u16> {
+    let mut room = vec![MaybeUninit::<u16>::uninit(); bytes.len()];
+    let n = decode_into(bytes, &mut room);
+    // SAFETY: a decoder initialises the first units it counts.
+    room[..n].iter().map(|u| unsafe { u.assume_init() }).collect()
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::test_support::reference;
+  use super::*;
 
   fn decode_owned(bytes: Vec<u8>) -> Text {
     decode(&bytes, ReadFacts::default()).owning(bytes)
