@@ -100,6 +100,7 @@ test('the shipped addon leaves out the benchmark-only natives', () => {
   const native = require('../lib/native')
   assert.equal(typeof native.readPath, 'function')
   assert.equal(native.readPathLength, undefined)
+  assert.equal(native.readFilesLength, undefined)
 })
 
 test('the ESM entry exports the same functions', () => {

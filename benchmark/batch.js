@@ -11,15 +11,21 @@
 // The contenders take turns round by round; each pass starts after a full GC.
 // CPU ms (all threads of the process) beside wall ms: on a machine shared with
 // other work, the wall-clock gain from more threads is only what cores are free.
+// With the bench build (`npm run build:bench`), also the batch's read step
+// alone on 2 threads and on 1 (no conversion, no string, no GC): how far the
+// reads themselves scale on this machine, the bound of the batch's scaling.
 // Then, each in a fresh process, peak RSS of reading the whole node_modules
 // tree (all strings kept) with a loop of fs and with readFilesUtf8.
-// Self-contained: it shares no code with the other suites.
+// Self-contained: it shares no code with the other suites but the addon's
+// binary name.
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const v8 = require('node:v8')
 const vm = require('node:vm')
 const { spawnSync } = require('node:child_process')
+
+const { findBinary } = require('../lib/binary-name')
 
 const ROOT = path.join(__dirname, '..')
 const args = process.argv.slice(2)
@@ -108,7 +114,17 @@ function ensureTree() {
 
 // ---- Contenders: each reads the whole list and returns the array of strings. ----
 
-function contenders(addon) {
+/** The bench build's native exports if built (`readFilesLength`: the read step alone), else null. */
+function benchBuild() {
+  const binary = findBinary(path.join(__dirname, 'bench-build'))
+  const native = binary === null ? null : require(binary)
+  return typeof native?.readFilesLength === 'function' ? native : null
+}
+
+/** Contenders that read the files but make no strings: they return the bytes read. */
+const READS_ALONE = 'reads alone'
+
+function contenders(addon, bench) {
   const { readFileUtf8, readFilesUtf8, readFilesUtf8Async } = addon
   const fsPromisesAt = async (files, inFlight) => {
     const out = new Array(files.length)
@@ -131,6 +147,10 @@ function contenders(addon) {
     [`fs.promises.readFile ×${PROMISES_IN_FLIGHT}`]: (files) => fsPromisesAt(files, PROMISES_IN_FLIGHT),
     readFilesUtf8Async: (files) => readFilesUtf8Async(files),
     'readFilesUtf8Async c=1': (files) => readFilesUtf8Async(files, { concurrency: 1 }),
+    ...(bench && {
+      [`${READS_ALONE} c=2`]: (files) => bench.readFilesLength(files, 0, 2),
+      [`${READS_ALONE} c=1`]: (files) => bench.readFilesLength(files, 0, 1),
+    }),
   }
 }
 
@@ -147,18 +167,23 @@ async function timeOnce(fn, files) {
   const out = await fn(files)
   const ms = performance.now() - t0
   const cpu = process.cpuUsage(cpu0)
-  if (out.length !== files.length) throw new Error('wrong result length')
+  if (typeof out !== 'number' && out.length !== files.length) throw new Error('wrong result length')
   return { ms, cpu: (cpu.user + cpu.system) / 1000 }
 }
 
 /** Times every contender ROUNDS times over `files`, taking turns (the order rotates each round). */
-async function measureTree(name, files, sizes, addon) {
-  const list = contenders(addon)
+async function measureTree(name, files, sizes, addon, bench) {
+  const list = contenders(addon, bench)
   const names = Object.keys(list)
+  const bytes = files.reduce((sum, f) => sum + sizes.get(f), 0)
   // Never time a wrong answer.
   const expected = list['fs.readFileSync loop'](files)
   for (const n of names) {
     const got = await list[n](files)
+    if (n.startsWith(READS_ALONE)) {
+      if (got !== bytes) throw new Error(`${n}: ${got} bytes read, the files hold ${bytes}`)
+      continue
+    }
     for (let i = 0; i < files.length; i++) {
       if (got[i] !== expected[i]) throw new Error(`${n}: result for ${files[i]} differs from fs`)
     }
@@ -175,7 +200,6 @@ async function measureTree(name, files, sizes, addon) {
     process.stderr.write(`  ${name}: round ${round + 1}/${ROUNDS}\r`)
   }
   process.stderr.write('\n')
-  const bytes = files.reduce((sum, f) => sum + sizes.get(f), 0)
   const medians = (m) => Object.fromEntries(names.map((n) => [n, median(m[n])]))
   return { name, files: files.length, bytes, times: medians(times), cpu: medians(cpus) }
 }
@@ -193,6 +217,10 @@ function table(r) {
   ]
   for (const [n, ms] of Object.entries(t)) {
     const vsFs = n.includes('Async') || n.startsWith('fs.promises') ? promises / ms : fsLoop / ms
+    if (n.startsWith(READS_ALONE)) {
+      lines.push(`| ${n} (no strings) | ${ms.toFixed(1)} | ${r.cpu[n].toFixed(1)} | ${((ms * 1000) / r.files).toFixed(2)} | ${(r.bytes / 2 ** 20 / (ms / 1000)).toFixed(0)} |  |  |`)
+      continue
+    }
     lines.push(
       `| ${n} | ${ms.toFixed(1)} | ${r.cpu[n].toFixed(1)} | ${((ms * 1000) / r.files).toFixed(2)} | ${(r.bytes / 2 ** 20 / (ms / 1000)).toFixed(0)} | ` +
         `${vsFs.toFixed(2)}×${n.includes('Async') || n.startsWith('fs.promises') ? ' (vs fs.promises)' : ''} | ` +
@@ -204,7 +232,10 @@ function table(r) {
     `readFilesUtf8: ${(fsLoop / t.readFilesUtf8).toFixed(2)}× the fs loop, ${(ourLoop / t.readFilesUtf8).toFixed(2)}× the readFileUtf8 loop; ` +
       `readFilesUtf8Async: ${(promises / t.readFilesUtf8Async).toFixed(2)}× fs.promises.readFile ×${PROMISES_IN_FLIGHT}; ` +
       `scaling (sync) c=2 vs c=1: ${(t['readFilesUtf8 c=1'] / t['readFilesUtf8 c=2']).toFixed(2)}×; ` +
-      `c=1 time per file over one readFileUtf8 call's: ${(t['readFilesUtf8 c=1'] / ourLoop).toFixed(2)}×`,
+      `c=1 time per file over one readFileUtf8 call's: ${(t['readFilesUtf8 c=1'] / ourLoop).toFixed(2)}×; ` +
+      (t[`${READS_ALONE} c=1`] === undefined
+        ? 'reads alone: not measured (needs `npm run build:bench`)'
+        : `reads alone (the bound of the scaling) c=2 vs c=1: ${(t[`${READS_ALONE} c=1`] / t[`${READS_ALONE} c=2`]).toFixed(2)}×`),
   )
   return lines.join('\n')
 }
@@ -251,6 +282,7 @@ function peakRss(files) {
 
 async function main() {
   const addon = require('..')
+  const bench = benchBuild()
   const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length
   console.log(
     `Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'}, ${cores} cores available, load ${os.loadavg()[0].toFixed(2)}; ` +
@@ -268,7 +300,7 @@ async function main() {
     ['generated tree', tree],
     [`node_modules files under ${SMALL_FILE_BYTES >> 10} KiB`, small],
   ]) {
-    console.log(`${table(await measureTree(name, files, sizes, addon))}\n`)
+    console.log(`${table(await measureTree(name, files, sizes, addon, bench))}\n`)
   }
   if (!args.includes('--no-rss')) console.log(peakRss(nodeModules))
 }

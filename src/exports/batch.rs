@@ -727,3 +727,40 @@ pub fn read_files_cancel(handle: &External<BatchHandle>) {
     wake.take();
   }
 }
+
+/// `readFilesLength(paths, flags, concurrency)`: the batch's read step alone,
+/// the floor its scaling is judged against: every file read on `concurrency`
+/// threads (this one included), each thread into one buffer reused for all
+/// its files, nothing converted, no string made, no ring. Returns the bytes
+/// read; failed entries count nothing. Only in the bench build.
+#[cfg(feature = "bench")]
+#[napi(js_name = "readFilesLength")]
+pub fn read_files_length(env: Env, paths: Array, flags: i32, concurrency: u32) -> napi::Result<f64> {
+  use std::sync::atomic::{AtomicUsize, Ordering};
+
+  let paths = collect_paths(env.raw(), &paths)?;
+  let threads = (concurrency.clamp(1, MAX_THREADS) as usize).min(paths.len().max(1));
+  let how = Reading::new(flags, threads, concurrency);
+  let next = AtomicUsize::new(0);
+  let read_all = || {
+    let mut buf = Vec::new();
+    let mut total = 0;
+    loop {
+      let index = next.fetch_add(1, Ordering::Relaxed);
+      if index >= paths.len() {
+        return total;
+      }
+      if let Some(path) = paths.get(index) {
+        if read_file(path, how)(&mut buf).is_ok() {
+          total += buf.len();
+        }
+      }
+    }
+  };
+  let total = thread::scope(|scope| {
+    let others: Vec<_> = (1..threads).map(|_| scope.spawn(read_all)).collect();
+    let mine = read_all();
+    mine + others.into_iter().map(|other| other.join().unwrap_or(0)).sum::<usize>()
+  });
+  Ok(total as f64)
+}
