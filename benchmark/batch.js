@@ -13,7 +13,7 @@
 // other work, the wall-clock gain from more threads is only what cores are free.
 // With the bench build (`npm run build:bench`), also the batch's read step
 // alone on 2 threads and on 1 (no conversion, no string, no GC): how far the
-// reads themselves scale on this machine, the bound of the batch's scaling.
+// reads themselves scale on this machine, to judge the batch's scaling by.
 // Then, each in a fresh process, peak RSS of reading the whole node_modules
 // tree (all strings kept) with a loop of fs and with readFilesUtf8.
 // Self-contained: it shares no code with the other suites but the addon's
@@ -235,7 +235,7 @@ function table(r) {
       `c=1 time per file over one readFileUtf8 call's: ${(t['readFilesUtf8 c=1'] / ourLoop).toFixed(2)}×; ` +
       (t[`${READS_ALONE} c=1`] === undefined
         ? 'reads alone: not measured (needs `npm run build:bench`)'
-        : `reads alone (the bound of the scaling) c=2 vs c=1: ${(t[`${READS_ALONE} c=1`] / t[`${READS_ALONE} c=2`]).toFixed(2)}×`),
+        : `reads alone (no strings, no GC) c=2 vs c=1: ${(t[`${READS_ALONE} c=1`] / t[`${READS_ALONE} c=2`]).toFixed(2)}×`),
   )
   return lines.join('\n')
 }

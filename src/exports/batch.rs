@@ -729,7 +729,7 @@ pub fn read_files_cancel(handle: &External<BatchHandle>) {
 }
 
 /// `readFilesLength(paths, flags, concurrency)`: the batch's read step alone,
-/// the floor its scaling is judged against: every file read on `concurrency`
+/// what its scaling is compared with: every file read on `concurrency`
 /// threads (this one included), each thread into one buffer reused for all
 /// its files, nothing converted, no string made, no ring. Returns the bytes
 /// read; failed entries count nothing. Only in the bench build.
