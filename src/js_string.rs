@@ -273,7 +273,9 @@ fn adjust_external_memory(env: sys::napi_env, change: i64) {
   unsafe { sys::napi_adjust_external_memory(env, change, &mut total) };
 }
 
-/// Runs when V8 collects the string, or at env teardown with a null env.
+/// Runs when V8 collects the string, or at env teardown with a null env. Node 26
+/// runs it on V8's GC threads as well as the JS thread: it does nothing that
+/// needs the JS thread (the buffer, always large, goes to the shared pool).
 unsafe extern "C" fn finalize<T: CodeUnit>(env: sys::node_api_basic_env, _data: *mut c_void, hint: *mut c_void) {
   // SAFETY: `hint` is the pointer `external::<T>` got from Box::into_raw; V8 calls
   // this finalizer exactly once, so the box is freed exactly once.

@@ -113,6 +113,16 @@ pub(crate) const BORROWED_ASCII_COPY_BELOW: usize = 128 << 10;
 /// 1 KiB, and a fresh buffer comes back cold).
 pub(crate) const SHARED_MIN_BYTES: usize = 64 * 1024;
 
+// An external string's buffer is given back by its finalizer, which Node 26
+// may run on one of V8's GC threads: it must go to the shared pool, not to the
+// small buffers of whichever thread that is.
+const _: () = assert!(
+  EXTERNAL_FROM_BEFORE_26.one_byte >= SHARED_MIN_BYTES
+    && EXTERNAL_FROM_BEFORE_26.two_byte >= SHARED_MIN_BYTES
+    && EXTERNAL_FROM_26.one_byte >= SHARED_MIN_BYTES
+    && EXTERNAL_FROM_26.two_byte >= SHARED_MIN_BYTES
+);
+
 /// How many small buffers of each element type a thread keeps: a read buffer
 /// and a conversion's output are in use at the same time.
 pub(crate) const LOCAL_KEEP: usize = 2;

@@ -279,7 +279,7 @@ mod tests {
 
   #[test]
   fn buffers_given_back_on_one_thread_are_taken_on_another() {
-    // As finalizers (JS thread) and async reads (libuv pool threads) do. Large
+    // As finalizers (JS thread, or V8's GC threads) and async reads (libuv pool threads) do. Large
     // and oddly sized, so no other test asks for a buffer that fits it.
     const UNITS_WANTED: usize = 15_000_017;
     let given = Vec::<u16>::with_capacity(UNITS_WANTED);
