@@ -64,3 +64,82 @@ test('buffers of huge reads are kept for a moment only: RSS back near the baseli
   assert.equal(same, 8)
   assert.ok(after < baseline + 32, `RSS 2 s later: ${after.toFixed(0)} MiB (baseline ${baseline.toFixed(0)})`)
 })
+
+/** 8 ASCII and 8 mixed-text files of 1 MiB: external strings on every Node. */
+function batchFiles() {
+  const files = []
+  for (let i = 0; i < 8; i++) {
+    const ascii = scratch(`memory-batch-ascii-${i}.txt`)
+    fs.writeFileSync(ascii, Buffer.alloc(1 << 20, 97 + i))
+    const mixed = scratch(`memory-batch-mixed-${i}.txt`)
+    fs.writeFileSync(mixed, Buffer.from(`mixed 中文 😀 text ${i}\n`.repeat(60000)).subarray(0, 1 << 20))
+    files.push(ascii, mixed)
+  }
+  return files
+}
+
+test(`loops of sync batches, only the last kept: V8 hears of each batch's strings once it is done, and RSS stays under ${LIMIT_MiB} MiB`, (t) => {
+  const files = batchFiles()
+  // Tight: the next batch reports the last one's bytes; yielding: a microtask does.
+  for (const between of ['', 'await null']) {
+    const script = `
+      const { readFilesUtf8 } = require(${JSON.stringify(path.join(__dirname, '..'))})
+      const files = ${JSON.stringify(files)}
+      const expected = files.map((f) => require('node:fs').readFileSync(f, 'utf8'))
+      ;(async () => {
+        let batches = 0
+        let same = true
+        for (let i = 0; i < 300 && process.memoryUsage.rss() < ${LIMIT_MiB} * 2 ** 20; i++) {
+          const got = readFilesUtf8(files)
+          same &&= got.every((s, j) => s === expected[j])
+          batches++
+          ${between}
+        }
+        process.stdout.write(JSON.stringify({ batches, same, maxRssKiB: process.resourceUsage().maxRSS }))
+      })()`
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+    assert.equal(r.status, 0, r.stderr)
+    const { batches, same, maxRssKiB } = JSON.parse(r.stdout)
+    const peakMiB = maxRssKiB / 1024
+    t.diagnostic(`${between || 'tight loop'}: peak RSS ${peakMiB.toFixed(0)} MiB over ${batches} batches`)
+    assert.ok(peakMiB < LIMIT_MiB, `peak RSS ${peakMiB.toFixed(0)} MiB after ${batches} batches (${between || 'tight loop'})`)
+    assert.equal(batches, 300)
+    assert.ok(same, 'every string is fs.readFileSync')
+  }
+})
+
+test("batch strings collected before their bytes are reported, batches that throw, and a loop of reads after: V8's count stays sound", () => {
+  // Node 26 finalizes external strings on V8's GC threads too, and V8 stops
+  // the process if its count of external memory would go below zero.
+  const files = batchFiles()
+  const script = `
+    const { readFilesUtf8, readFileUtf8 } = require(${JSON.stringify(path.join(__dirname, '..'))})
+    const files = ${JSON.stringify(files)}
+    const missing = files[3] + '.missing'
+    ;(async () => {
+      for (let round = 0; round < 20; round++) {
+        readFilesUtf8(files) // dropped at once
+        globalThis.gc() // collected before the microtask reports it
+        try {
+          readFilesUtf8([...files, missing])
+        } catch (err) {
+          if (err.code !== 'ENOENT') throw err
+        }
+        const some = readFilesUtf8([...files.slice(0, 4), missing], { errors: 'return' })
+        if (!(some[4] instanceof Error)) throw new Error('no error in its place')
+        await null
+        globalThis.gc()
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      let sink = 0
+      for (let i = 0; i < 500; i++) sink += readFileUtf8(files[i % files.length]).length
+      globalThis.gc()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      process.stdout.write(JSON.stringify({ sink, maxRssKiB: process.resourceUsage().maxRSS }))
+    })()`
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' })
+  assert.equal(r.status, 0, `ended with ${r.signal ?? r.status}: ${r.stderr}`)
+  const { sink, maxRssKiB } = JSON.parse(r.stdout)
+  assert.ok(sink > 0)
+  assert.ok(maxRssKiB / 1024 < LIMIT_MiB, `peak RSS ${(maxRssKiB / 1024).toFixed(0)} MiB`)
+})

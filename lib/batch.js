@@ -147,6 +147,21 @@ function valueOrError(read) {
   }
 }
 
+let settleQueued = false
+/**
+ * Once this task's synchronous code is done, tells V8's GC of the bytes of
+ * the strings a sync batch made: the batch itself reports them only at the
+ * next batch's start (see src/external_memory.rs).
+ */
+function settleSoon() {
+  if (settleQueued) return
+  settleQueued = true
+  queueMicrotask(() => {
+    settleQueued = false
+    native.readFilesSettle()
+  })
+}
+
 /**
  * Reads a list of files as UTF-8 text with several threads: element i is
  * `===` `fs.readFileSync(paths[i], 'utf8')`. Throws the error fs throws for
@@ -157,10 +172,13 @@ function readFilesUtf8(paths, options) {
   checkPaths(paths)
   const o = batchOptions(options, false)
   const args = nativeArgs(paths)
-  const out =
-    paths.length === 0 || o.flags === DELEGATE || !hasNative
-      ? allHere(paths.length)
-      : native.readFiles(args, o.flags, o.concurrency, !o.returnErrors)
+  let out
+  if (paths.length === 0 || o.flags === DELEGATE || !hasNative) {
+    out = allHere(paths.length)
+  } else {
+    settleSoon()
+    out = native.readFiles(args, o.flags, o.concurrency, !o.returnErrors)
+  }
   const perFile = { encoding: 'utf8', flag: o.flag }
   for (const [i, code] of unanswered(out)) {
     const value =

@@ -4,9 +4,8 @@
 //! the V8 heap (`napi_create_string_latin1/utf16`) and our buffer is dropped here.
 //! Larger ones become *external* strings
 //! (`node_api_create_external_string_latin1/utf16`): V8 points at our buffer, which
-//! is then owned by the string's finalizer and freed by it. Node does not tell V8's
-//! GC about that memory, so we do (`napi_adjust_external_memory`), or a loop of
-//! reads would grow RSS to gigabytes before any finalizer ran.
+//! is then owned by the string's finalizer and freed by it; `external_memory`
+//! tells V8's GC of its bytes.
 
 use std::ffi::c_void;
 use std::ptr;
@@ -16,6 +15,7 @@ use napi::bindgen_prelude::ToNapiValue;
 use napi::sys;
 
 use crate::buffers::{self, Reusable};
+use crate::external_memory;
 use crate::limits::{
   ExternalFrom, BORROWED_ASCII_COPY_BELOW, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26, MAX_STRING_LENGTH,
 };
@@ -226,18 +226,26 @@ impl CodeUnit for u16 {
   };
 }
 
-/// Hands `data` to V8 as an external string. The `Vec` is boxed and the box's
-/// pointer is the finalize hint: from a successful call on, only `finalize::<T>`
-/// may free it; if the call fails, V8 never saw it and we free it here.
+/// A buffer handed to V8 as an external string's data, owned by its finalizer.
+struct Owner<T> {
+  units: Vec<T>,
+  /// Where its bytes were reported to V8 (see `external_memory::add`).
+  window: u64,
+}
+
+/// Hands `data` to V8 as an external string. The `Vec` is boxed in an `Owner`
+/// whose pointer is the finalize hint: from a successful call on, only
+/// `finalize::<T>` may free it; if the call fails, V8 never saw it and we free
+/// it here.
 fn external<T: CodeUnit>(env: sys::napi_env, data: Vec<T>) -> Option<sys::napi_value> {
   let len = data.len();
   let bytes = external_bytes(&data);
-  let owner: *mut Vec<T> = Box::into_raw(Box::new(data));
-  // SAFETY: `owner` came from Box::into_raw just above and has not been freed.
-  let units = unsafe { (*owner).as_ptr() };
   // Account before creating: if V8 ever ran the finalizer synchronously (copied),
   // its −bytes would otherwise come before our +bytes.
-  adjust_external_memory(env, bytes);
+  let window = external_memory::add(env, bytes);
+  let owner: *mut Owner<T> = Box::into_raw(Box::new(Owner { units: data, window }));
+  // SAFETY: `owner` came from Box::into_raw just above and has not been freed.
+  let units = unsafe { (*owner).units.as_ptr() };
   let mut result = ptr::null_mut();
   let mut copied = false;
   // SAFETY: `units` points at `len` immutable code units owned by `*owner`, which
@@ -257,20 +265,14 @@ fn external<T: CodeUnit>(env: sys::napi_env, data: Vec<T>) -> Option<sys::napi_v
     return Some(result);
   }
   // V8 refused (e.g. longer than kMaxLength) and did not call the finalizer.
-  adjust_external_memory(env, -bytes);
+  external_memory::subtract(env, bytes, window);
   // SAFETY: the failed call did not take ownership, so `owner` is still ours alone.
-  buffers::give(*unsafe { Box::from_raw(owner) });
+  buffers::give(unsafe { Box::from_raw(owner) }.units);
   None
 }
 
 fn external_bytes<T>(data: &Vec<T>) -> i64 {
   (data.capacity() * std::mem::size_of::<T>()) as i64
-}
-
-fn adjust_external_memory(env: sys::napi_env, change: i64) {
-  let mut total = 0i64;
-  // SAFETY: `env` is a live env (callers check for null at teardown).
-  unsafe { sys::napi_adjust_external_memory(env, change, &mut total) };
 }
 
 /// Runs when V8 collects the string, or at env teardown with a null env. Node 26
@@ -279,10 +281,10 @@ fn adjust_external_memory(env: sys::napi_env, change: i64) {
 unsafe extern "C" fn finalize<T: CodeUnit>(env: sys::node_api_basic_env, _data: *mut c_void, hint: *mut c_void) {
   // SAFETY: `hint` is the pointer `external::<T>` got from Box::into_raw; V8 calls
   // this finalizer exactly once, so the box is freed exactly once.
-  let owner = unsafe { Box::from_raw(hint.cast::<Vec<T>>()) };
+  let owner = unsafe { Box::from_raw(hint.cast::<Owner<T>>()) };
   // A null env means the environment is being torn down: just free the buffer.
   if !env.is_null() {
-    adjust_external_memory(env.cast(), -external_bytes(&owner));
-    buffers::give(*owner);
+    external_memory::subtract(env.cast(), external_bytes(&owner.units), owner.window);
+    buffers::give(owner.units);
   }
 }

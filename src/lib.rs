@@ -9,13 +9,15 @@
 //!   → `js_string` a JS string, copied or external.
 //!
 //! Leaves the steps share: `limits` (every threshold), `buffers` (the one
-//! buffer-reuse mechanism), `two_threads` (a job split over two cores).
+//! buffer-reuse mechanism), `two_threads` (a job split over two cores),
+//! `external_memory` (what V8's GC is told of external strings' buffers).
 
 mod buffers;
 mod classify;
 // napi-rs registers the exports only outside unit-test builds.
 #[cfg_attr(test, allow(dead_code))]
 mod exports;
+mod external_memory;
 mod js_string;
 mod limits;
 mod pipeline;

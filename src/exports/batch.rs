@@ -25,6 +25,7 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{sys, Env, JsValue, Status};
 use napi_derive::napi;
 
+use crate::external_memory;
 use crate::js_string::{self, Outcome, Reply, FS_ANSWERS, STRING_TOO_LONG};
 use crate::limits::{
   BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_SCOPE_RESULTS as SCOPE_RESULTS,
@@ -507,6 +508,7 @@ pub fn read_files(env: Env, paths: Array, flags: i32, concurrency: u32, stop_at_
   let mut out = ptr::null_mut();
   // SAFETY: `env` is this call's env; `out` receives the new array.
   napi::check_status!(unsafe { sys::napi_create_array(env, &mut out) })?;
+  let _window = external_memory::BatchWindow::open(env);
   thread::scope(|scope| {
     let _stop = StopOnDrop(&batch);
     spawn_workers(workers, |builder| {
@@ -715,6 +717,13 @@ pub fn read_files_take(env: Env, handle: &External<BatchHandle>, out: Array) -> 
   };
   set_elements(env.raw(), out.raw(), &mut index, &mut taken)?;
   Ok(over)
+}
+
+/// `readFilesSettle()`: reports to V8's GC the external strings' bytes that
+/// the last `readFiles` still owes (lib/batch.js calls it in a microtask).
+#[napi(js_name = "readFilesSettle")]
+pub fn read_files_settle(env: Env) {
+  external_memory::report_ended_batches(env.raw());
 }
 
 /// `readFilesCancel(handle)`: no further file is started; the threadsafe

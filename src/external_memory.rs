@@ -1,0 +1,136 @@
+//! What V8's GC is told of our external strings' buffers (Node does not tell
+//! it): their bytes, added when a string is made and subtracted when its
+//! finalizer runs, or a loop of reads would grow RSS to gigabytes before any
+//! finalizer ran.
+//!
+//! A sync batch's strings are not reported one by one but in one sum, once the
+//! batch has returned: at the next batch's start, or when lib/batch.js asks in
+//! a microtask, whichever comes first. Reported as they are made, they start
+//! mark-compacts in the middle of the batch, which can free none of its
+//! strings (all are alive until it returns) and which find the caller's
+//! previous batch still held, so that it lives on until the next one.
+//!
+//! Finalizers run on the JS thread or, on Node 26, on V8's GC threads, so the
+//! sums owed are shared, and V8's count never goes below what we reported
+//! (V8 checks): an owed sum is reported first and only then forgotten.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+use napi::sys;
+
+/// The window of bytes reported on their own, when the string was made.
+pub(crate) const REPORTED_ALONE: u64 = 0;
+
+/// The bytes of one batch's strings not yet reported to V8.
+struct Owed {
+  /// The env the batch ran on (as an address: only compared).
+  env: usize,
+  window: u64,
+  /// Bytes made minus bytes finalized since the window opened; after a
+  /// report began, the finalized bytes that report already covered (≤ 0).
+  bytes: i64,
+  /// The batch is still making strings.
+  open: bool,
+}
+
+/// Every batch window not yet reported, of every env (Workers have their own).
+static OWED: Mutex<Vec<Owed>> = Mutex::new(Vec::new());
+static LAST_WINDOW: AtomicU64 = AtomicU64::new(REPORTED_ALONE);
+
+fn owed() -> MutexGuard<'static, Vec<Owed>> {
+  // The lock is never held across a call that can panic or reach V8.
+  OWED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn adjust(env: sys::napi_env, change: i64) {
+  let mut total = 0i64;
+  // SAFETY: `env` is a live env (callers check for null at teardown).
+  unsafe { sys::napi_adjust_external_memory(env, change, &mut total) };
+}
+
+/// A new external string's `bytes`: owed in its env's open batch window if
+/// there is one, else reported now. Returns the window (`REPORTED_ALONE`).
+pub(crate) fn add(env: sys::napi_env, bytes: i64) -> u64 {
+  let window = owed().iter_mut().find(|o| o.open && o.env == env as usize).map(|o| {
+    o.bytes += bytes;
+    o.window
+  });
+  window.unwrap_or_else(|| {
+    adjust(env, bytes);
+    REPORTED_ALONE
+  })
+}
+
+/// Takes back the `bytes` that `add` reported or owed in `window` (from a
+/// finalizer, on any thread).
+pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
+  if window != REPORTED_ALONE {
+    if let Some(o) = owed().iter_mut().find(|o| o.window == window) {
+      o.bytes -= bytes;
+      return;
+    }
+  }
+  adjust(env, -bytes);
+}
+
+/// Reports the bytes that the ended batches of `env` still owe.
+pub(crate) fn report_ended_batches(env: sys::napi_env) {
+  let ended = |o: &Owed| !o.open && o.env == env as usize;
+  // Reported first, forgotten after: a finalizer in between subtracts from
+  // the window (making it negative), which is then subtracted from V8.
+  let sum: i64 = owed()
+    .iter_mut()
+    .filter(|o| ended(o))
+    .map(|o| std::mem::take(&mut o.bytes))
+    .sum();
+  if sum != 0 {
+    adjust(env, sum);
+  }
+  let mut finalized_since = 0;
+  owed().retain(|o| {
+    if ended(o) {
+      finalized_since += o.bytes;
+    }
+    !ended(o)
+  });
+  if finalized_since != 0 {
+    adjust(env, finalized_since);
+  }
+}
+
+/// While it lives, the external strings made on its env go into one window,
+/// reported after it ends (see the module's documentation).
+pub(crate) struct BatchWindow {
+  window: Option<u64>,
+}
+
+impl BatchWindow {
+  /// Reports what earlier batches still owe, then opens a window, unless one
+  /// is open on this env already (that one then counts these strings too).
+  pub(crate) fn open(env: sys::napi_env) -> Self {
+    report_ended_batches(env);
+    let mut owed = owed();
+    if owed.iter().any(|o| o.open && o.env == env as usize) {
+      return BatchWindow { window: None };
+    }
+    let window = LAST_WINDOW.fetch_add(1, Ordering::Relaxed) + 1;
+    owed.push(Owed {
+      env: env as usize,
+      window,
+      bytes: 0,
+      open: true,
+    });
+    BatchWindow { window: Some(window) }
+  }
+}
+
+impl Drop for BatchWindow {
+  fn drop(&mut self) {
+    if let Some(window) = self.window {
+      if let Some(o) = owed().iter_mut().find(|o| o.window == window) {
+        o.open = false;
+      }
+    }
+  }
+}
