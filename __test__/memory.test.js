@@ -143,3 +143,31 @@ test("batch strings collected before their bytes are reported, batches that thro
   assert.ok(sink > 0)
   assert.ok(maxRssKiB / 1024 < LIMIT_MiB, `peak RSS ${(maxRssKiB / 1024).toFixed(0)} MiB`)
 })
+
+test('Workers that end right after a batch, before its bytes are reported: no V8 check fails, in them or after', () => {
+  const files = batchFiles()
+  const script = `
+    const { Worker } = require('node:worker_threads')
+    const code = \`
+      const { readFilesUtf8 } = require(\${JSON.stringify(${JSON.stringify(path.join(__dirname, '..'))})})
+      const files = \${JSON.stringify(${JSON.stringify(files)})}
+      const kept = readFilesUtf8(files)
+      if (process.env.EXIT_NOW) process.exit(0)
+      globalThis.kept = kept
+    \`
+    ;(async () => {
+      for (let i = 0; i < 12; i++) {
+        const w = new Worker(code, { eval: true, env: i % 2 ? { EXIT_NOW: '1' } : {} })
+        await new Promise((resolve, reject) => { w.on('exit', resolve); w.on('error', reject) })
+      }
+      const { readFilesUtf8 } = require(${JSON.stringify(path.join(__dirname, '..'))})
+      let n = 0
+      for (let i = 0; i < 20; i++) n += readFilesUtf8(${JSON.stringify(files)}).length
+      globalThis.gc()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      process.stdout.write(String(n))
+    })()`
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' })
+  assert.equal(r.status, 0, `ended with ${r.signal ?? r.status}: ${r.stderr}`)
+  assert.equal(r.stdout, String(20 * files.length))
+})

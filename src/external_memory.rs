@@ -14,6 +14,7 @@
 //! sums owed are shared, and V8's count never goes below what we reported
 //! (V8 checks): an owed sum is reported first and only then forgotten.
 
+use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
@@ -34,13 +35,22 @@ struct Owed {
   open: bool,
 }
 
-/// Every batch window not yet reported, of every env (Workers have their own).
-static OWED: Mutex<Vec<Owed>> = Mutex::new(Vec::new());
+/// The windows not yet reported, of every env (Workers have their own).
+struct Windows {
+  owed: Vec<Owed>,
+  /// The envs whose teardown forgets their windows (`forget_env`).
+  envs: Vec<usize>,
+}
+
+static WINDOWS: Mutex<Windows> = Mutex::new(Windows {
+  owed: Vec::new(),
+  envs: Vec::new(),
+});
 static LAST_WINDOW: AtomicU64 = AtomicU64::new(REPORTED_ALONE);
 
-fn owed() -> MutexGuard<'static, Vec<Owed>> {
-  // The lock is never held across a call that can panic or reach V8.
-  OWED.lock().unwrap_or_else(|e| e.into_inner())
+fn windows() -> MutexGuard<'static, Windows> {
+  // Never held across a call into V8, whose GC runs finalizers that take it.
+  WINDOWS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn adjust(env: sys::napi_env, change: i64) {
@@ -52,10 +62,14 @@ fn adjust(env: sys::napi_env, change: i64) {
 /// A new external string's `bytes`: owed in its env's open batch window if
 /// there is one, else reported now. Returns the window (`REPORTED_ALONE`).
 pub(crate) fn add(env: sys::napi_env, bytes: i64) -> u64 {
-  let window = owed().iter_mut().find(|o| o.open && o.env == env as usize).map(|o| {
-    o.bytes += bytes;
-    o.window
-  });
+  let window = windows()
+    .owed
+    .iter_mut()
+    .find(|o| o.open && o.env == env as usize)
+    .map(|o| {
+      o.bytes += bytes;
+      o.window
+    });
   window.unwrap_or_else(|| {
     adjust(env, bytes);
     REPORTED_ALONE
@@ -66,7 +80,7 @@ pub(crate) fn add(env: sys::napi_env, bytes: i64) -> u64 {
 /// finalizer, on any thread).
 pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
   if window != REPORTED_ALONE {
-    if let Some(o) = owed().iter_mut().find(|o| o.window == window) {
+    if let Some(o) = windows().owed.iter_mut().find(|o| o.window == window) {
       o.bytes -= bytes;
       return;
     }
@@ -76,27 +90,41 @@ pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
 
 /// Reports the bytes that the ended batches of `env` still owe.
 pub(crate) fn report_ended_batches(env: sys::napi_env) {
-  let ended = |o: &Owed| !o.open && o.env == env as usize;
+  report_windows(env, |o| !o.open);
+}
+
+/// Reports what the windows of `env` chosen by `which` owe, and forgets them.
+fn report_windows(env: sys::napi_env, which: impl Fn(&Owed) -> bool) {
+  let chosen = |o: &Owed| o.env == env as usize && which(o);
   // Reported first, forgotten after: a finalizer in between subtracts from
   // the window (making it negative), which is then subtracted from V8.
-  let sum: i64 = owed()
+  let sum: i64 = windows()
+    .owed
     .iter_mut()
-    .filter(|o| ended(o))
+    .filter(|o| chosen(o))
     .map(|o| std::mem::take(&mut o.bytes))
     .sum();
   if sum != 0 {
     adjust(env, sum);
   }
   let mut finalized_since = 0;
-  owed().retain(|o| {
-    if ended(o) {
+  windows().owed.retain(|o| {
+    if chosen(o) {
       finalized_since += o.bytes;
     }
-    !ended(o)
+    !chosen(o)
   });
   if finalized_since != 0 {
     adjust(env, finalized_since);
   }
+}
+
+/// At `env`'s teardown (a cleanup hook): its windows are reported, since
+/// finalizers may still run with that env before it is gone, and forgotten,
+/// so that an env made later at the same address does not inherit them.
+unsafe extern "C" fn forget_env(env: *mut c_void) {
+  report_windows(env.cast(), |_| true);
+  windows().envs.retain(|&e| e != env as usize);
 }
 
 /// While it lives, the external strings made on its env go into one window,
@@ -110,12 +138,22 @@ impl BatchWindow {
   /// is open on this env already (that one then counts these strings too).
   pub(crate) fn open(env: sys::napi_env) -> Self {
     report_ended_batches(env);
-    let mut owed = owed();
-    if owed.iter().any(|o| o.open && o.env == env as usize) {
+    let mut windows = windows();
+    if windows.owed.iter().any(|o| o.open && o.env == env as usize) {
       return BatchWindow { window: None };
     }
+    if !windows.envs.contains(&(env as usize)) {
+      // SAFETY: `env` is the live env of the current call, and `forget_env`
+      // gets it back at its teardown, while it can still be used.
+      let status = unsafe { sys::napi_add_env_cleanup_hook(env, Some(forget_env), env.cast()) };
+      if status != sys::Status::napi_ok {
+        // Not forgotten at teardown, so not counted in windows either.
+        return BatchWindow { window: None };
+      }
+      windows.envs.push(env as usize);
+    }
     let window = LAST_WINDOW.fetch_add(1, Ordering::Relaxed) + 1;
-    owed.push(Owed {
+    windows.owed.push(Owed {
       env: env as usize,
       window,
       bytes: 0,
@@ -128,7 +166,7 @@ impl BatchWindow {
 impl Drop for BatchWindow {
   fn drop(&mut self) {
     if let Some(window) = self.window {
-      if let Some(o) = owed().iter_mut().find(|o| o.window == window) {
+      if let Some(o) = windows().owed.iter_mut().find(|o| o.window == window) {
         o.open = false;
       }
     }
