@@ -65,8 +65,10 @@ test('buffers of huge reads are kept for a moment only: RSS back near the baseli
   assert.ok(after < baseline + 32, `RSS 2 s later: ${after.toFixed(0)} MiB (baseline ${baseline.toFixed(0)})`)
 })
 
-/** 8 ASCII and 8 mixed-text files of 1 MiB: external strings on every Node. */
+let batchFileList
+/** 8 ASCII and 8 mixed-text files of 1 MiB: external strings on every Node (written once). */
 function batchFiles() {
+  if (batchFileList) return batchFileList
   const files = []
   for (let i = 0; i < 8; i++) {
     const ascii = scratch(`memory-batch-ascii-${i}.txt`)
@@ -75,6 +77,7 @@ function batchFiles() {
     fs.writeFileSync(mixed, Buffer.from(`mixed 中文 😀 text ${i}\n`.repeat(60000)).subarray(0, 1 << 20))
     files.push(ascii, mixed)
   }
+  batchFileList = files
   return files
 }
 

@@ -21,7 +21,7 @@ use std::sync::{Mutex, MutexGuard};
 use napi::sys;
 
 /// The window of bytes reported on their own, when the string was made.
-pub(crate) const REPORTED_ALONE: u64 = 0;
+const REPORTED_ALONE: u64 = 0;
 
 /// The bytes of one batch's strings not yet reported to V8.
 struct Owed {
