@@ -113,9 +113,24 @@ pub(crate) fn failure_code(e: ReadError) -> i32 {
 /// # Safety
 /// `env` must be the live env of the current call or callback.
 pub(crate) unsafe fn to_value(env: sys::napi_env, outcome: Outcome) -> napi::Result<sys::napi_value> {
+  // SAFETY: forwarded (this function's contract).
+  unsafe { to_value_sparing(env, outcome, None) }
+}
+
+/// `to_value`, but a buffer V8 copied a string out of goes into `spares`
+/// (when given) rather than back to this thread's buffers: a batch hands them
+/// to the threads that read its next files.
+///
+/// # Safety
+/// `env` must be the live env of the current call or callback.
+pub(crate) unsafe fn to_value_sparing(
+  env: sys::napi_env,
+  outcome: Outcome,
+  spares: Option<&mut Vec<Text>>,
+) -> napi::Result<sys::napi_value> {
   let code = match outcome {
     Outcome::Failure(code) => code,
-    Outcome::Text(text) => match create_string(env, text) {
+    Outcome::Text(text) => match create_string(env, text, spares) {
       Some(value) => return Ok(value),
       None => STRING_TOO_LONG,
     },
@@ -126,25 +141,28 @@ pub(crate) unsafe fn to_value(env: sys::napi_env, outcome: Outcome) -> napi::Res
 
 /// Creates the JS string; `None` if V8 refused it (too long). Every buffer is
 /// either dropped before returning or owned by a registered finalizer.
-fn create_string(env: sys::napi_env, text: Text) -> Option<sys::napi_value> {
+fn create_string(env: sys::napi_env, text: Text, spares: Option<&mut Vec<Text>>) -> Option<sys::napi_value> {
   if text.char_count() > MAX_STRING_LENGTH {
     return None; // `text` dropped here: nothing leaks.
   }
   match text {
-    Text::Latin1(data) => create(env, data),
-    Text::Utf16(data) => create(env, data),
+    Text::Latin1(data) => create(env, data, spares),
+    Text::Utf16(data) => create(env, data, spares),
   }
 }
 
 /// Copies a small string into V8's heap, then gives the buffer back to the pool
 /// for the next conversion; hands a large one to V8 as an external string.
-fn create<T: CodeUnit>(env: sys::napi_env, data: Vec<T>) -> Option<sys::napi_value> {
+fn create<T: CodeUnit>(env: sys::napi_env, data: Vec<T>, spares: Option<&mut Vec<Text>>) -> Option<sys::napi_value> {
   let unit_bytes = std::mem::size_of::<T>();
   if is_external(env, data.len() * unit_bytes, unit_bytes, Held::Ours) {
     return external(env, data);
   }
   let value = copy(env, &data);
-  buffers::give(data);
+  match spares {
+    Some(spares) if buffers::is_local(&data) => spares.push(T::text(data)),
+    _ => buffers::give(data),
+  }
   value
 }
 
@@ -204,8 +222,12 @@ type CreateExternal<T> = unsafe fn(
 trait CodeUnit: Reusable {
   const CREATE_COPY: CreateCopy<Self>;
   const CREATE_EXTERNAL: CreateExternal<Self>;
+  fn text(units: Vec<Self>) -> Text;
 }
 impl CodeUnit for u8 {
+  fn text(units: Vec<u8>) -> Text {
+    Text::Latin1(units)
+  }
   const CREATE_COPY: CreateCopy<u8> = |env, data, len, result| {
     // SAFETY: forwarded as is; `copy` upholds the contract (see there).
     unsafe { sys::napi_create_string_latin1(env, data.cast(), len, result) }
@@ -216,6 +238,9 @@ impl CodeUnit for u8 {
   };
 }
 impl CodeUnit for u16 {
+  fn text(units: Vec<u16>) -> Text {
+    Text::Utf16(units)
+  }
   const CREATE_COPY: CreateCopy<u16> = |env, data, len, result| {
     // SAFETY: forwarded as is; `copy` upholds the contract (see there).
     unsafe { sys::napi_create_string_utf16(env, data, len, result) }

@@ -163,5 +163,12 @@ pub(crate) const BATCH_SCOPE_RESULTS: usize = 256;
 /// Sync: results taken out of the ring (no longer counted in the pending
 /// bytes) whose strings are made before this thread reads any further.
 pub(crate) const BATCH_TAKEN_MAX_BYTES: usize = 8 << 20;
+/// Small buffers a batch's reader keeps for its next files (see
+/// `buffers::keep_locally`): enough that most files find one that fits.
+pub(crate) const BATCH_READER_KEEP: usize = 32;
+/// Spent buffers the JS thread holds out for the readers at most, and how
+/// many a reader takes with each file it claims.
+pub(crate) const BATCH_SPARES_MAX: usize = 128;
+pub(crate) const BATCH_SPARES_PER_CLAIM: usize = 4;
 /// Most threads a batch starts; more cannot help a disk or the page cache.
 pub(crate) const BATCH_MAX_THREADS: u32 = 256;

@@ -19,7 +19,7 @@
 #[cfg(target_os = "linux")]
 pub(crate) mod mapped;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -115,6 +115,20 @@ static UNITS: Mutex<Pool<u16>> = Mutex::new(Pool::new(SHARED_MAX_BYTES));
 thread_local! {
   static LOCAL_BYTES: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
   static LOCAL_UNITS: RefCell<Vec<Vec<u16>>> = const { RefCell::new(Vec::new()) };
+  /// How many small buffers of each type this thread keeps.
+  static LOCAL_KEEP_HERE: Cell<usize> = const { Cell::new(LOCAL_KEEP) };
+}
+
+/// Lets this thread keep `count` small buffers of each type rather than
+/// `LOCAL_KEEP`: for a batch's readers, which are given the buffers the JS
+/// thread has copied strings out of, and end with their batch.
+pub(crate) fn keep_locally(count: usize) {
+  LOCAL_KEEP_HERE.with(|keep| keep.set(count));
+}
+
+/// Whether `buf` is small enough to be kept by a thread (not shared).
+pub(crate) fn is_local<T>(buf: &Vec<T>) -> bool {
+  bytes_of(buf) < SHARED_MIN_BYTES
 }
 
 /// The element types whose buffers are reused: bytes and UTF-16 units.
@@ -188,7 +202,8 @@ pub(crate) fn give<T: Reusable>(mut buf: Vec<T>) {
     // thread-local is released.
     let replaced = T::with_local(|local| {
       local.push(buf);
-      (local.len() > LOCAL_KEEP).then(|| local.remove(0))
+      let keep = LOCAL_KEEP_HERE.try_with(Cell::get).unwrap_or(LOCAL_KEEP);
+      (local.len() > keep).then(|| local.remove(0))
     });
     drop(replaced);
   }
@@ -295,6 +310,38 @@ mod tests {
     .unwrap();
     assert_eq!(taken, ptr, "the buffer was recycled across threads");
     assert!(UNITS.lock().unwrap().bytes <= SHARED_MAX_BYTES);
+  }
+
+  #[test]
+  fn a_thread_told_to_keep_more_small_buffers_reuses_them_all() {
+    std::thread::spawn(|| {
+      keep_locally(8);
+      let bufs: Vec<Vec<u8>> = (1..=8).map(|i| take::<u8>(i * 1000)).collect();
+      let ptrs: Vec<usize> = bufs.iter().map(|b| b.as_ptr() as usize).collect();
+      bufs.into_iter().for_each(give);
+      assert_eq!(LOCAL_BYTES.with_borrow(|local| local.len()), 8);
+      let mut again: Vec<usize> = (1..=8)
+        .rev()
+        .map(|i| take::<u8>(i * 1000))
+        .map(|b| {
+          let ptr = b.as_ptr() as usize;
+          std::mem::forget(b); // in use: out of the later takes
+          ptr
+        })
+        .collect();
+      again.sort_unstable();
+      let mut kept = ptrs;
+      kept.sort_unstable();
+      assert_eq!(again, kept, "every request is served by a kept buffer");
+      let counts = std::thread::spawn(|| {
+        let bufs: Vec<Vec<u8>> = (0..4).map(|_| take::<u8>(1000)).collect();
+        bufs.into_iter().for_each(give);
+        LOCAL_BYTES.with_borrow(|local| local.len())
+      });
+      assert_eq!(counts.join().unwrap(), LOCAL_KEEP, "other threads keep the default");
+    })
+    .join()
+    .unwrap();
   }
 
   #[test]

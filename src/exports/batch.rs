@@ -28,12 +28,13 @@ use napi_derive::napi;
 use crate::external_memory;
 use crate::js_string::{self, Outcome, Reply, FS_ANSWERS, STRING_TOO_LONG};
 use crate::limits::{
-  BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_SCOPE_RESULTS as SCOPE_RESULTS,
+  BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_READER_KEEP,
+  BATCH_SCOPE_RESULTS as SCOPE_RESULTS, BATCH_SPARES_MAX as SPARES_MAX, BATCH_SPARES_PER_CLAIM as SPARES_PER_CLAIM,
   BATCH_TAKEN_MAX_BYTES as TAKEN_MAX_BYTES, BATCH_WAKE_RUN as WAKE_RUN, BATCH_WINDOW as WINDOW, MAX_STRING_LENGTH,
 };
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::Text;
-use crate::{pipeline, read};
+use crate::{buffers, pipeline, read};
 
 // ---- The single-read pipeline, as the batch uses it: these two functions only. ----
 
@@ -85,10 +86,11 @@ fn read_value_now(env: sys::napi_env, path: &[u8], how: Reading) -> Reply {
 }
 
 /// The JS value of a result (on the JS thread): the string, copied or external
-/// by the single read's rules, or the failure code as a number.
-fn js_value(env: sys::napi_env, outcome: Outcome) -> napi::Result<sys::napi_value> {
+/// by the single read's rules, or the failure code as a number. A small
+/// buffer a string was copied out of goes to `spent`, for the readers.
+fn js_value(env: sys::napi_env, outcome: Outcome, spent: &mut Vec<Text>) -> napi::Result<sys::napi_value> {
   // SAFETY: `env` is the live env of the current call, on its JS thread.
-  unsafe { js_string::to_value(env, outcome) }
+  unsafe { js_string::to_value_sparing(env, outcome, Some(spent)) }
 }
 
 // ---- The batch. ----
@@ -144,6 +146,10 @@ struct State {
   wake_queued: bool,
   /// The first index from `emitted` on whose result is not ready yet.
   ready_end: usize,
+  /// Small buffers the JS thread copied strings out of, for the readers' next
+  /// files: reused there, they spare a malloc on the reader and a free on the
+  /// JS thread into the reader's arena, whose lock the two then fight over.
+  spares: Vec<Text>,
 }
 
 struct Batch {
@@ -198,6 +204,7 @@ impl Batch {
         waker,
         wake_queued: false,
         ready_end: 0,
+        spares: Vec::new(),
       }),
       ready: Condvar::new(),
       room: Condvar::new(),
@@ -324,7 +331,9 @@ impl Batch {
 
   /// A worker thread's loop: take an index, read it, store the result.
   fn work(&self) {
+    buffers::keep_locally(BATCH_READER_KEEP);
     let mut finished: Option<(usize, Outcome)> = None;
+    let mut spares = Vec::new();
     loop {
       let mut st = lock(&self.state);
       if let Some((index, outcome)) = finished.take() {
@@ -353,9 +362,18 @@ impl Batch {
       }
       let index = st.claimed;
       st.claimed += 1;
+      let keep = st.spares.len().saturating_sub(SPARES_PER_CLAIM);
+      spares.extend(st.spares.drain(keep..));
       drop(st);
+      spares.drain(..).for_each(Text::give_back);
       finished = Some((index, self.read(index)));
     }
+  }
+
+  /// Moves the buffers in `spent` into the spares, up to `SPARES_MAX`.
+  fn keep_spares(&self, st: &mut State, spent: &mut Vec<Text>) {
+    let room = SPARES_MAX.saturating_sub(st.spares.len()).min(spent.len());
+    st.spares.extend(spent.drain(..room));
   }
 
   /// Moves the results ready in list order (up to `max`) into `out`; returns
@@ -526,8 +544,10 @@ fn collect_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi
   let mut index = 0u32;
   // Where the values this thread makes at once live, a scope's worth at a time.
   let mut inline: Option<HandleScope> = None;
+  let mut spent = Vec::new();
   loop {
     let mut st = lock(&batch.state);
+    batch.keep_spares(&mut st, &mut spent);
     // Strings are made a scope's worth at a time: between them this thread
     // keeps reading while it can, so one lock and one handle scope serve many files.
     let mut taken_bytes = 0;
@@ -573,8 +593,9 @@ fn collect_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi
       st.js_waiting = false;
     };
     drop(st);
+    spent.drain(..).for_each(Text::give_back);
     inline = None;
-    set_elements(env, out, &mut index, &mut taken)?;
+    set_elements(env, out, &mut index, &mut taken, &mut spent)?;
     if over {
       return Ok(());
     }
@@ -632,6 +653,7 @@ fn set_elements(
   out: sys::napi_value,
   index: &mut u32,
   taken: &mut Vec<Outcome>,
+  spent: &mut Vec<Text>,
 ) -> napi::Result<()> {
   let _scope = HandleScope::open(env)?;
   let mut result = Ok(());
@@ -639,7 +661,7 @@ fn set_elements(
     if result.is_err() {
       continue; // the rest are dropped: nothing leaks
     }
-    result = js_value(env, outcome).and_then(|value| {
+    result = js_value(env, outcome, spent).and_then(|value| {
       // SAFETY: `out` is a live array and `value` a live value of this scope.
       napi::check_status!(unsafe { sys::napi_set_element(env, out, *index, value) })
     });
@@ -715,7 +737,13 @@ pub fn read_files_take(env: Env, handle: &External<BatchHandle>, out: Array) -> 
     }
     (over, index)
   };
-  set_elements(env.raw(), out.raw(), &mut index, &mut taken)?;
+  let mut spent = Vec::new();
+  let made = set_elements(env.raw(), out.raw(), &mut index, &mut taken, &mut spent);
+  if !over && !spent.is_empty() {
+    batch.keep_spares(&mut lock(&batch.state), &mut spent);
+  }
+  spent.into_iter().for_each(Text::give_back);
+  made?;
   Ok(over)
 }
 

@@ -25,6 +25,14 @@ pub enum Text {
 }
 
 impl Text {
+  /// Gives its buffer back for reuse (see `buffers::give`).
+  pub(crate) fn give_back(self) {
+    match self {
+      Text::Latin1(v) => buffers::give(v),
+      Text::Utf16(v) => buffers::give(v),
+    }
+  }
+
   /// The string's length in characters (code units), as V8 counts it.
   pub fn char_count(&self) -> usize {
     match self {
