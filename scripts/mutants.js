@@ -200,6 +200,19 @@ const MUTANTS = [
     tests: ['memory.test.js'],
   },
   {
+    id: 'spares-kept-full',
+    area: 'buffer reuse',
+    bug: "a small buffer given back keeps its contents: a batch's reader, handed it as a spare, converts its next file after them",
+    patches: [
+      {
+        file: 'src/buffers/mod.rs',
+        find: '  } else if buf.capacity() > 0 {\n    buf.clear();\n',
+        replace: '  } else if buf.capacity() > 0 {\n',
+      },
+    ],
+    tests: ['batch.test.js'],
+  },
+  {
     id: 'fd-reads',
     area: 'fd reads',
     bug: "a caller's fd is read in halves with pread(2) from offset 0, ignoring its position",
