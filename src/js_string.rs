@@ -117,7 +117,7 @@ pub(crate) unsafe fn to_value(env: sys::napi_env, outcome: Outcome) -> napi::Res
   unsafe { to_value_sparing(env, outcome, None) }
 }
 
-/// `to_value`, but a buffer V8 copied a string out of goes into `spares`
+/// `to_value`, but a small buffer V8 copied a string out of goes into `spent`
 /// (when given) rather than back to this thread's buffers: a batch hands them
 /// to the threads that read its next files.
 ///
@@ -126,11 +126,11 @@ pub(crate) unsafe fn to_value(env: sys::napi_env, outcome: Outcome) -> napi::Res
 pub(crate) unsafe fn to_value_sparing(
   env: sys::napi_env,
   outcome: Outcome,
-  spares: Option<&mut Vec<Text>>,
+  spent: Option<&mut Vec<Text>>,
 ) -> napi::Result<sys::napi_value> {
   let code = match outcome {
     Outcome::Failure(code) => code,
-    Outcome::Text(text) => match create_string(env, text, spares) {
+    Outcome::Text(text) => match create_string(env, text, spent) {
       Some(value) => return Ok(value),
       None => STRING_TOO_LONG,
     },
@@ -141,26 +141,27 @@ pub(crate) unsafe fn to_value_sparing(
 
 /// Creates the JS string; `None` if V8 refused it (too long). Every buffer is
 /// either dropped before returning or owned by a registered finalizer.
-fn create_string(env: sys::napi_env, text: Text, spares: Option<&mut Vec<Text>>) -> Option<sys::napi_value> {
+fn create_string(env: sys::napi_env, text: Text, spent: Option<&mut Vec<Text>>) -> Option<sys::napi_value> {
   if text.char_count() > MAX_STRING_LENGTH {
     return None; // `text` dropped here: nothing leaks.
   }
   match text {
-    Text::Latin1(data) => create(env, data, spares),
-    Text::Utf16(data) => create(env, data, spares),
+    Text::Latin1(data) => create(env, data, spent),
+    Text::Utf16(data) => create(env, data, spent),
   }
 }
 
 /// Copies a small string into V8's heap, then gives the buffer back to the pool
-/// for the next conversion; hands a large one to V8 as an external string.
-fn create<T: CodeUnit>(env: sys::napi_env, data: Vec<T>, spares: Option<&mut Vec<Text>>) -> Option<sys::napi_value> {
+/// for the next conversion (or to `spent`, see `to_value_sparing`); hands a
+/// large one to V8 as an external string.
+fn create<T: CodeUnit>(env: sys::napi_env, data: Vec<T>, spent: Option<&mut Vec<Text>>) -> Option<sys::napi_value> {
   let unit_bytes = std::mem::size_of::<T>();
   if is_external(env, data.len() * unit_bytes, unit_bytes, Held::Ours) {
     return external(env, data);
   }
   let value = copy(env, &data);
-  match spares {
-    Some(spares) if buffers::is_local(&data) => spares.push(T::text(data)),
+  match spent {
+    Some(spent) if buffers::is_kept_locally(&data) => spent.push(T::text(data)),
     _ => buffers::give(data),
   }
   value

@@ -123,8 +123,9 @@ const _: () = assert!(
     && EXTERNAL_FROM_26.two_byte >= SHARED_MIN_BYTES
 );
 
-/// How many small buffers of each element type a thread keeps: a read buffer
-/// and a conversion's output are in use at the same time.
+/// How many small buffers of each element type a thread keeps, unless told
+/// otherwise (`buffers::keep_locally`): a read buffer and a conversion's output
+/// are in use at the same time.
 pub(crate) const LOCAL_KEEP: usize = 2;
 
 /// Most memory the shared pool keeps idle, per element type. Bounds the peak a
@@ -163,12 +164,14 @@ pub(crate) const BATCH_SCOPE_RESULTS: usize = 256;
 /// Sync: results taken out of the ring (no longer counted in the pending
 /// bytes) whose strings are made before this thread reads any further.
 pub(crate) const BATCH_TAKEN_MAX_BYTES: usize = 8 << 20;
-/// Small buffers a batch's reader keeps for its next files (see
-/// `buffers::keep_locally`): enough that most files find one that fits.
-pub(crate) const BATCH_READER_KEEP: usize = 32;
-/// Spent buffers the JS thread holds out for the readers at most, and how
-/// many a reader takes with each file it claims.
+/// Small buffers of each element type a batch's readers keep between them
+/// for their next files (each at least `LOCAL_KEEP`; see
+/// `buffers::keep_locally`): enough that most files find one that fits, and
+/// bounded however many readers there are.
+pub(crate) const BATCH_READERS_KEEP: usize = 64;
+/// Spent small buffers the JS thread holds out for a batch's readers at most.
 pub(crate) const BATCH_SPARES_MAX: usize = 128;
+/// Spent buffers a reader takes with each file it claims.
 pub(crate) const BATCH_SPARES_PER_CLAIM: usize = 4;
 /// Most threads a batch starts; more cannot help a disk or the page cache.
 pub(crate) const BATCH_MAX_THREADS: u32 = 256;

@@ -5,8 +5,8 @@
 //! fresh buffer costs a page fault per 4 KiB touched, more than converting.
 //!
 //! Two tiers behind one `take`/`give`:
-//! - small buffers stay with their thread (`LOCAL_KEEP` per element type), for
-//!   its next small string, without a lock;
+//! - small buffers stay with their thread (`LOCAL_KEEP` per element type, more
+//!   where `keep_locally` says so), for its next small string, without a lock;
 //! - large ones go to one process-wide pool, shared because finalizers give
 //!   buffers back on the JS thread while async reads take theirs on libuv's
 //!   threads. It is bounded in bytes, and a reaper thread, running only while
@@ -126,9 +126,10 @@ pub(crate) fn keep_locally(count: usize) {
   LOCAL_KEEP_HERE.with(|keep| keep.set(count));
 }
 
-/// Whether `buf` is small enough to be kept by a thread (not shared).
-pub(crate) fn is_local<T>(buf: &Vec<T>) -> bool {
-  bytes_of(buf) < SHARED_MIN_BYTES
+/// Whether `give` would keep `buf` with the thread that gives it back (a
+/// small buffer, not an empty one).
+pub(crate) fn is_kept_locally<T>(buf: &Vec<T>) -> bool {
+  buf.capacity() > 0 && bytes_of(buf) < SHARED_MIN_BYTES
 }
 
 /// The element types whose buffers are reused: bytes and UTF-16 units.
@@ -169,7 +170,12 @@ pub(crate) fn take<T: Reusable>(capacity: usize) -> Vec<T> {
     T::with_shared(|p| p.take(capacity)).flatten()
   } else {
     T::with_local(|local| {
-      let index = local.iter().position(|buf| fits(buf.capacity(), capacity))?;
+      // Best fit: a batch's reader keeps dozens (`keep_locally`).
+      let (index, _) = local
+        .iter()
+        .enumerate()
+        .filter(|(_, buf)| fits(buf.capacity(), capacity))
+        .min_by_key(|(_, buf)| buf.capacity())?;
       Some(local.swap_remove(index))
     })
     .flatten()
@@ -313,26 +319,25 @@ mod tests {
   }
 
   #[test]
-  fn a_thread_told_to_keep_more_small_buffers_reuses_them_all() {
+  fn a_thread_told_to_keep_more_small_buffers_reuses_them_all_best_fit_first() {
     std::thread::spawn(|| {
       keep_locally(8);
       let bufs: Vec<Vec<u8>> = (1..=8).map(|i| take::<u8>(i * 1000)).collect();
       let ptrs: Vec<usize> = bufs.iter().map(|b| b.as_ptr() as usize).collect();
       bufs.into_iter().for_each(give);
       assert_eq!(LOCAL_BYTES.with_borrow(|local| local.len()), 8);
-      let mut again: Vec<usize> = (1..=8)
-        .rev()
-        .map(|i| take::<u8>(i * 1000))
-        .map(|b| {
-          let ptr = b.as_ptr() as usize;
-          std::mem::forget(b); // in use: out of the later takes
-          ptr
-        })
-        .collect();
+      let in_use: Vec<Vec<u8>> = (1..=8).map(|i| take::<u8>(i * 1000)).collect();
+      let mut again: Vec<usize> = in_use.iter().map(|b| b.as_ptr() as usize).collect();
       again.sort_unstable();
       let mut kept = ptrs;
       kept.sort_unstable();
       assert_eq!(again, kept, "every request is served by a kept buffer");
+      drop(in_use);
+      let (wide, close) = (take::<u8>(3000), take::<u8>(1600));
+      give(wide);
+      give(close);
+      let best = take::<u8>(1500);
+      assert_eq!(best.capacity(), 1600, "the closest fit, not the first");
       let counts = std::thread::spawn(|| {
         let bufs: Vec<Vec<u8>> = (0..4).map(|_| take::<u8>(1000)).collect();
         bufs.into_iter().for_each(give);

@@ -28,9 +28,10 @@ use napi_derive::napi;
 use crate::external_memory;
 use crate::js_string::{self, Outcome, Reply, FS_ANSWERS, STRING_TOO_LONG};
 use crate::limits::{
-  BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_READER_KEEP,
+  BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_READERS_KEEP as READERS_KEEP,
   BATCH_SCOPE_RESULTS as SCOPE_RESULTS, BATCH_SPARES_MAX as SPARES_MAX, BATCH_SPARES_PER_CLAIM as SPARES_PER_CLAIM,
-  BATCH_TAKEN_MAX_BYTES as TAKEN_MAX_BYTES, BATCH_WAKE_RUN as WAKE_RUN, BATCH_WINDOW as WINDOW, MAX_STRING_LENGTH,
+  BATCH_TAKEN_MAX_BYTES as TAKEN_MAX_BYTES, BATCH_WAKE_RUN as WAKE_RUN, BATCH_WINDOW as WINDOW, LOCAL_KEEP,
+  MAX_STRING_LENGTH,
 };
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::Text;
@@ -149,6 +150,7 @@ struct State {
   /// Small buffers the JS thread copied strings out of, for the readers' next
   /// files: reused there, they spare a malloc on the reader and a free on the
   /// JS thread into the reader's arena, whose lock the two then fight over.
+  /// Empty once no reader will claim another file.
   spares: Vec<Text>,
 }
 
@@ -159,6 +161,8 @@ struct Batch {
   too_large: i32,
   /// Stop at the first OS error in list order (the caller throws it).
   stop_at_error: bool,
+  /// How many reader threads it starts (the JS thread not counted).
+  readers: usize,
   state: Mutex<State>,
   /// Signalled when the result the JS thread waits for is ready (sync).
   ready: Condvar,
@@ -186,9 +190,10 @@ fn result_bytes(outcome: &Outcome) -> usize {
 }
 
 impl Batch {
-  fn new(paths: Paths, reading: Reading, too_large: i32, stop_at_error: bool, waker: Waker) -> Self {
+  fn new(paths: Paths, reading: Reading, readers: usize, too_large: i32, stop_at_error: bool, waker: Waker) -> Self {
     let window = paths.len().clamp(1, WINDOW);
     Batch {
+      readers,
       paths,
       reading,
       too_large,
@@ -324,6 +329,7 @@ impl Batch {
 
   fn stop(&self, st: &mut State) {
     st.stop = true;
+    st.spares.clear();
     if st.workers_waiting > 0 {
       self.room.notify_all();
     }
@@ -331,7 +337,7 @@ impl Batch {
 
   /// A worker thread's loop: take an index, read it, store the result.
   fn work(&self) {
-    buffers::keep_locally(BATCH_READER_KEEP);
+    buffers::keep_locally((READERS_KEEP / self.readers.max(1)).max(LOCAL_KEEP));
     let mut finished: Option<(usize, Outcome)> = None;
     let mut spares = Vec::new();
     loop {
@@ -362,16 +368,23 @@ impl Batch {
       }
       let index = st.claimed;
       st.claimed += 1;
-      let keep = st.spares.len().saturating_sub(SPARES_PER_CLAIM);
-      spares.extend(st.spares.drain(keep..));
+      let left = st.spares.len().saturating_sub(SPARES_PER_CLAIM);
+      spares.extend(st.spares.drain(left..));
       drop(st);
       spares.drain(..).for_each(Text::give_back);
       finished = Some((index, self.read(index)));
     }
   }
 
-  /// Moves the buffers in `spent` into the spares, up to `SPARES_MAX`.
+  /// Moves the buffers in `spent` into the spares, up to `SPARES_MAX`, while
+  /// a reader may still claim a file; once none will, the spares move out into
+  /// `spent` instead. What is left in `spent` the caller gives back to its own
+  /// thread's buffers, after releasing the lock.
   fn keep_spares(&self, st: &mut State, spent: &mut Vec<Text>) {
+    if st.stop || st.claimed >= self.len() {
+      spent.append(&mut st.spares);
+      return;
+    }
     let room = SPARES_MAX.saturating_sub(st.spares.len()).min(spent.len());
     st.spares.extend(spent.drain(..room));
   }
@@ -519,6 +532,7 @@ pub fn read_files(env: Env, paths: Array, flags: i32, concurrency: u32, stop_at_
   let batch = Batch::new(
     paths,
     Reading::new(flags, workers + 1, concurrency),
+    workers,
     STRING_TOO_LONG,
     stop_at_error,
     Waker::Condvar,
@@ -701,6 +715,7 @@ pub fn read_files_start(
   let batch = Arc::new(Batch::new(
     paths,
     Reading::new(flags, workers, concurrency),
+    workers,
     // As readFileUtf8Async: fs.promises answers for files of kMaxLength bytes or more.
     FS_ANSWERS,
     stop_at_error,
@@ -739,9 +754,7 @@ pub fn read_files_take(env: Env, handle: &External<BatchHandle>, out: Array) -> 
   };
   let mut spent = Vec::new();
   let made = set_elements(env.raw(), out.raw(), &mut index, &mut taken, &mut spent);
-  if !over && !spent.is_empty() {
-    batch.keep_spares(&mut lock(&batch.state), &mut spent);
-  }
+  batch.keep_spares(&mut lock(&batch.state), &mut spent);
   spent.into_iter().for_each(Text::give_back);
   made?;
   Ok(over)
@@ -801,4 +814,66 @@ pub fn read_files_length(env: Env, paths: Array, flags: i32, concurrency: u32) -
     mine + others.into_iter().map(|other| other.join().unwrap_or(0)).sum::<usize>()
   });
   Ok(total as f64)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+  use std::os::unix::ffi::OsStrExt;
+
+  use super::*;
+
+  /// A sync batch run without JS: one reader thread, and this thread taking
+  /// the results in order as the JS thread does, every buffer then spent.
+  #[test]
+  fn spares_stay_bounded_reused_buffers_hold_the_right_text_and_none_outlive_the_reads() {
+    let dir = std::env::temp_dir().join(format!("readfile-utf8-spares-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let count = 700;
+    let mut paths = Paths {
+      bytes: Vec::new(),
+      spans: Vec::new(),
+    };
+    for i in 0..count {
+      let path = dir.join(format!("{i}.txt"));
+      std::fs::write(&path, "é".repeat(i % 300)).unwrap();
+      let start = paths.bytes.len();
+      paths.bytes.extend_from_slice(path.as_os_str().as_bytes());
+      paths.spans.push((start, paths.bytes.len()));
+    }
+    let batch = Batch::new(paths, Reading::new(0, 2, 2), 1, STRING_TOO_LONG, false, Waker::Condvar);
+    let (mut taken, mut spent, mut made) = (Vec::new(), Vec::new(), 0);
+    thread::scope(|scope| {
+      scope.spawn(|| batch.work());
+      loop {
+        let mut st = lock(&batch.state);
+        batch.keep_spares(&mut st, &mut spent);
+        assert!(st.spares.len() <= SPARES_MAX, "{} spares", st.spares.len());
+        let over = batch.take_ready(&mut st, &mut taken, usize::MAX);
+        if over {
+          batch.keep_spares(&mut st, &mut spent);
+          assert!(st.spares.is_empty(), "spares kept with no file left to read");
+        } else if taken.is_empty() {
+          st.js_waiting = true;
+          drop(batch.ready.wait_timeout(st, Duration::from_millis(50)).unwrap());
+          continue;
+        }
+        drop(st);
+        for outcome in taken.drain(..) {
+          let Outcome::Text(Text::Latin1(units)) = outcome else {
+            panic!("entry {made}: not Latin-1 text");
+          };
+          assert_eq!(units, vec![0xe9; made % 300], "entry {made}");
+          if units.capacity() > 0 {
+            spent.push(Text::Latin1(units));
+          }
+          made += 1;
+        }
+        if over {
+          break;
+        }
+      }
+    });
+    assert_eq!(made, count);
+    std::fs::remove_dir_all(&dir).unwrap();
+  }
 }
