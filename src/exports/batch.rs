@@ -381,7 +381,7 @@ impl Batch {
   /// `spent` instead. What is left in `spent` the caller gives back to its own
   /// thread's buffers, after releasing the lock.
   fn keep_spares(&self, st: &mut State, spent: &mut Vec<Text>) {
-    if st.stop || st.claimed >= self.len() {
+    if self.readers == 0 || st.stop || st.claimed >= self.len() {
       spent.append(&mut st.spares);
       return;
     }
