@@ -196,13 +196,12 @@ pub(crate) fn take<T: Reusable>(capacity: usize) -> Vec<T> {
 /// Returns a buffer no longer in use, to be reused or freed. Safe to call
 /// while the thread is ending (the buffer is then just freed).
 pub(crate) fn give<T: Reusable>(mut buf: Vec<T>) {
-  let bytes = bytes_of(&buf);
-  if bytes >= SHARED_MIN_BYTES {
+  if bytes_of(&buf) >= SHARED_MIN_BYTES {
     // If the pool's lock is poisoned, the closure is dropped unrun and `buf` with it.
     let dropped = T::with_shared(|p| p.give(buf));
     drop(dropped); // freed outside the lock
     start_reaper();
-  } else if buf.capacity() > 0 {
+  } else if is_kept_locally(&buf) {
     buf.clear();
     // The oldest small buffer it replaces (if any) is freed after the
     // thread-local is released.

@@ -798,7 +798,7 @@ pub fn read_files_length(env: Env, paths: Array, flags: i32, concurrency: u32) -
     loop {
       let index = next.fetch_add(1, Ordering::Relaxed);
       if index >= paths.len() {
-        crate::buffers::give(buf);
+        buffers::give(buf);
         return total;
       }
       if let Some(path) = paths.get(index) {
