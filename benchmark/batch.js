@@ -14,8 +14,11 @@
 // With the bench build (`npm run build:bench`), also the batch's read step
 // alone on 2 threads and on 1 (no conversion, no string, no GC): how far the
 // reads themselves scale on this machine, to judge the batch's scaling by.
-// Then, each in a fresh process, peak RSS of reading the whole node_modules
-// tree (all strings kept) with a loop of fs and with readFilesUtf8.
+// Then how far this machine's cores scale on their own: one and two threads
+// each doing the same arithmetic (no memory), and the same copying of buffers
+// larger than the caches (memory bandwidth, which every read from the page
+// cache spends). Then, each in a fresh process, peak RSS of reading the whole
+// node_modules tree (all strings kept) with a loop of fs and with readFilesUtf8.
 // Self-contained: it shares no code with the other suites but the addon's
 // binary name.
 const fs = require('node:fs')
@@ -24,6 +27,7 @@ const path = require('node:path')
 const v8 = require('node:v8')
 const vm = require('node:vm')
 const { spawnSync } = require('node:child_process')
+const { Worker } = require('node:worker_threads')
 
 const { findBinary } = require('../lib/binary-name')
 
@@ -248,6 +252,83 @@ function table(r) {
   return lines.join('\n')
 }
 
+/** Buffers copied by the memory probe: well beyond any cache. */
+const PROBE_COPY_MIB = 64
+
+// ---- This machine: how far two threads scale without any file. ----
+
+// Each worker waits at a shared start line, then times one task: so one and
+// two threads start together and do the same work each.
+const PROBE_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads')
+const [ready, go] = [new Int32Array(workerData, 0, 1), new Int32Array(workerData, 4, 1)]
+const MIB = ${PROBE_COPY_MIB}
+const src = Buffer.alloc(MIB << 20, 1)
+const dst = Buffer.alloc(MIB << 20)
+const tasks = {
+  arithmetic(reps) {
+    let y = 0x2545f491
+    for (let i = 0; i < reps * 1e7; i++) { y ^= y << 13; y ^= y >>> 17; y ^= y << 5 }
+    return y
+  },
+  copy(reps) {
+    for (let i = 0; i < reps; i++) { src[i] ^= 1; dst.set(src) }
+    return dst[0]
+  },
+}
+tasks.copy(1)
+parentPort.on('message', ({ task, reps, round }) => {
+  Atomics.add(ready, 0, 1)
+  while (Atomics.load(go, 0) !== round) Atomics.wait(go, 0, round - 1, 10)
+  const t0 = performance.now()
+  const sink = tasks[task](reps)
+  parentPort.postMessage({ ms: performance.now() - t0, sink })
+})
+`
+
+/** Median wall ms of `task` on 1 and on 2 threads, rounds alternating. */
+async function probeScaling(workers, shared, task, reps) {
+  const [ready, go] = [new Int32Array(shared, 0, 1), new Int32Array(shared, 4, 1)]
+  const ms = { 1: [], 2: [] }
+  for (let round = 0; round < 2 * ROUNDS; round++) {
+    const threads = round % 2 ? 1 : 2
+    const generation = Atomics.load(go, 0) + 1
+    Atomics.store(ready, 0, 0)
+    const done = workers.slice(0, threads).map((w) => new Promise((resolve) => w.once('message', resolve)))
+    for (const w of workers.slice(0, threads)) w.postMessage({ task, reps, round: generation })
+    while (Atomics.load(ready, 0) < threads) await new Promise((resolve) => setImmediate(resolve))
+    Atomics.store(go, 0, generation)
+    Atomics.notify(go, 0)
+    const times = (await Promise.all(done)).map((r) => r.ms)
+    ms[threads].push(Math.max(...times))
+  }
+  return { one: median(ms[1]), two: median(ms[2]) }
+}
+
+async function machineProbe() {
+  const shared = new SharedArrayBuffer(8)
+  const workers = [0, 1].map(() => new Worker(PROBE_WORKER, { eval: true, workerData: shared }))
+  await Promise.all(workers.map((w) => new Promise((resolve) => w.once('online', resolve))))
+  try {
+    const rows = [
+      ['arithmetic (registers only)', await probeScaling(workers, shared, 'arithmetic', 5)],
+      [`copying ${PROBE_COPY_MIB} MiB buffers (memory bandwidth)`, await probeScaling(workers, shared, 'copy', 6)],
+    ]
+    return [
+      `### This machine: the same work on 1 and on 2 threads at once (median of ${ROUNDS})`,
+      '',
+      '| work, per thread | 1 thread ms | 2 threads ms | throughput 2 vs 1 |',
+      '| :--- | ---: | ---: | ---: |',
+      ...rows.map(([name, t]) => `| ${name} | ${t.one.toFixed(1)} | ${t.two.toFixed(1)} | ${((2 * t.one) / t.two).toFixed(2)}× |`),
+      '',
+      'Every read copies its bytes out of the page cache: where large files make up most of a tree, ' +
+        'its batch scales toward the second row, not the first.',
+    ].join('\n')
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()))
+  }
+}
+
 // ---- Peak RSS, each reader in a fresh process. ----
 
 // VmHWM, not resourceUsage().maxRSS: Linux carries ru_maxrss over from the
@@ -310,6 +391,7 @@ async function main() {
   ]) {
     console.log(`${table(await measureTree(name, files, sizes, addon, bench))}\n`)
   }
+  console.log(`${await machineProbe()}\n`)
   if (!args.includes('--no-rss')) console.log(peakRss(nodeModules))
 }
 
