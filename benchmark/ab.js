@@ -1,7 +1,7 @@
 'use strict'
 // A/B of two builds of the addon in one process: for changes of a few percent,
-// which the read matrix (separate loops per contender, run-to-run spread of
-// ±30 % on small cells) cannot resolve. Both binaries are loaded side by side and
+// which the read matrix (separate loops per contender, whose small cells move
+// by tens of percent from run to run) cannot resolve. Both binaries are loaded side by side and
 // their raw `readPath` is timed in alternating blocks of calls, so both see the
 // same machine, heap and page-cache state; the report is each build's median
 // block and in how many blocks B beat A.
