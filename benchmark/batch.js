@@ -9,6 +9,11 @@
 // source-like files of every content class (made once, deterministically), and
 // node_modules' files under 64 KiB alone (the cost per file).
 // The contenders take turns round by round; each pass starts after a full GC.
+// On node_modules, the main contenders are timed again after a second of
+// idleness: what a tool that reads a tree now and then gets. Our buffers have
+// then gone back to the system, so each of our strings is made in freshly
+// faulted memory (V8 may still hold pages of its own for fs's); the page
+// faults per pass are shown.
 // CPU ms (all threads of the process) beside wall ms: on a machine shared with
 // other work, the wall-clock gain from more threads is only what cores are free.
 // With the bench build (`npm run build:bench`), also the batch's read step
@@ -208,6 +213,59 @@ async function measureTree(name, files, sizes, addon, bench) {
   return { name, files: files.length, bytes, times: medians(times), cpu: medians(cpus) }
 }
 
+/** Idle time before a cold pass: longer than the pool keeps unused buffers. */
+const COLD_IDLE_MS = 1000
+const COLD_CONTENDERS = [
+  'fs.readFileSync loop',
+  'readFileUtf8 loop',
+  'readFilesUtf8',
+  `fs.promises.readFile ×${PROMISES_IN_FLIGHT}`,
+  'readFilesUtf8Async',
+]
+
+/** Times the main contenders over `files`, each pass after COLD_IDLE_MS of idleness and a full GC. */
+async function measureCold(files, addon) {
+  const list = contenders(addon, null)
+  const times = Object.fromEntries(COLD_CONTENDERS.map((n) => [n, []]))
+  const faults = Object.fromEntries(COLD_CONTENDERS.map((n) => [n, []]))
+  const rounds = Math.max(3, Math.ceil(ROUNDS / 2))
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < COLD_CONTENDERS.length; k++) {
+      const n = COLD_CONTENDERS[(k + round) % COLD_CONTENDERS.length]
+      // The GC first, so that what the last pass held is freed before the idle time.
+      gc()
+      await new Promise((resolve) => setTimeout(resolve, COLD_IDLE_MS))
+      const before = process.resourceUsage().minorPageFault
+      const { ms } = await timeOnce(list[n], files)
+      times[n].push(ms)
+      faults[n].push(process.resourceUsage().minorPageFault - before)
+    }
+    process.stderr.write(`  cold: round ${round + 1}/${rounds}\r`)
+  }
+  process.stderr.write('\n')
+  const fsMs = median(times['fs.readFileSync loop'])
+  const ourLoop = median(times['readFileUtf8 loop'])
+  const promises = median(times[`fs.promises.readFile ×${PROMISES_IN_FLIGHT}`])
+  return [
+    `### node_modules after ${COLD_IDLE_MS} ms idle (median of ${rounds} passes)`,
+    '',
+    '| contender | ms per pass | page faults per pass | vs fs loop | vs readFileUtf8 loop |',
+    '| :--- | ---: | ---: | ---: | ---: |',
+    ...COLD_CONTENDERS.map((n) => {
+      const ms = median(times[n])
+      const promisesLike = n.includes('Async') || n.startsWith('fs.promises')
+      const vsFs = promisesLike ? `${(promises / ms).toFixed(2)}× (vs fs.promises)` : `${(fsMs / ms).toFixed(2)}×`
+      const vsOurs = promisesLike || n.startsWith('fs.') ? '' : `${(ourLoop / ms).toFixed(2)}×`
+      return `| ${n} | ${ms.toFixed(1)} | ${median(faults[n]).toFixed(0)} | ${vsFs} | ${vsOurs} |`
+    }),
+    '',
+    `After ${COLD_IDLE_MS} ms idle, readFilesUtf8 is ${(fsMs / median(times.readFilesUtf8)).toFixed(2)}× the fs loop, ` +
+      `readFilesUtf8Async ${(promises / median(times.readFilesUtf8Async)).toFixed(2)}× fs.promises.readFile ×${PROMISES_IN_FLIGHT}. ` +
+      "Idle, our pool has given its buffers back, so every one of our strings is made in fresh memory; " +
+      "fs's strings are made in V8's heap, which may keep pages across GCs.",
+  ].join('\n')
+}
+
 function table(r) {
   const t = r.times
   const fsLoop = t['fs.readFileSync loop']
@@ -390,6 +448,7 @@ async function main() {
     [`node_modules files under ${SMALL_FILE_BYTES >> 10} KiB`, small],
   ]) {
     console.log(`${table(await measureTree(name, files, sizes, addon, bench))}\n`)
+    if (files === nodeModules) console.log(`${await measureCold(files, addon)}\n`)
   }
   console.log(`${await machineProbe()}\n`)
   if (!args.includes('--no-rss')) console.log(peakRss(nodeModules))
