@@ -213,6 +213,20 @@ async function measureTree(name, files, sizes, addon, bench) {
   return { name, files: files.length, bytes, times: medians(times), cpu: medians(cpus) }
 }
 
+/**
+ * The "vs fs loop" and "vs readFileUtf8 loop" cells of contender `n` taking
+ * `ms` a pass, given the medians `t` of the same run (promise-based contenders
+ * are set against fs.promises, and against no loop).
+ */
+function ratioCells(n, ms, t) {
+  const promisesLike = n.includes('Async') || n.startsWith('fs.promises')
+  const base = t[promisesLike ? `fs.promises.readFile ×${PROMISES_IN_FLIGHT}` : 'fs.readFileSync loop']
+  return [
+    `${(base / ms).toFixed(2)}×${promisesLike ? ' (vs fs.promises)' : ''}`,
+    promisesLike ? '' : `${(t['readFileUtf8 loop'] / ms).toFixed(2)}×`,
+  ]
+}
+
 /** Idle time before a cold pass: longer than the pool keeps unused buffers. */
 const COLD_IDLE_MS = 1000
 const COLD_CONTENDERS = [
@@ -243,24 +257,21 @@ async function measureCold(files, addon) {
     process.stderr.write(`  cold: round ${round + 1}/${rounds}\r`)
   }
   process.stderr.write('\n')
-  const fsMs = median(times['fs.readFileSync loop'])
-  const ourLoop = median(times['readFileUtf8 loop'])
-  const promises = median(times[`fs.promises.readFile ×${PROMISES_IN_FLIGHT}`])
+  const medians = Object.fromEntries(COLD_CONTENDERS.map((n) => [n, median(times[n])]))
+  const fsMs = medians['fs.readFileSync loop']
+  const promises = medians[`fs.promises.readFile ×${PROMISES_IN_FLIGHT}`]
   return [
     `### node_modules after ${COLD_IDLE_MS} ms idle (median of ${rounds} passes)`,
     '',
     '| contender | ms per pass | page faults per pass | vs fs loop | vs readFileUtf8 loop |',
     '| :--- | ---: | ---: | ---: | ---: |',
     ...COLD_CONTENDERS.map((n) => {
-      const ms = median(times[n])
-      const promisesLike = n.includes('Async') || n.startsWith('fs.promises')
-      const vsFs = promisesLike ? `${(promises / ms).toFixed(2)}× (vs fs.promises)` : `${(fsMs / ms).toFixed(2)}×`
-      const vsOurs = promisesLike || n.startsWith('fs.') ? '' : `${(ourLoop / ms).toFixed(2)}×`
-      return `| ${n} | ${ms.toFixed(1)} | ${median(faults[n]).toFixed(0)} | ${vsFs} | ${vsOurs} |`
+      const cells = [n, medians[n].toFixed(1), median(faults[n]).toFixed(0), ...ratioCells(n, medians[n], medians)]
+      return `| ${cells.join(' | ')} |`
     }),
     '',
-    `After ${COLD_IDLE_MS} ms idle, readFilesUtf8 is ${(fsMs / median(times.readFilesUtf8)).toFixed(2)}× the fs loop, ` +
-      `readFilesUtf8Async ${(promises / median(times.readFilesUtf8Async)).toFixed(2)}× fs.promises.readFile ×${PROMISES_IN_FLIGHT}. ` +
+    `After ${COLD_IDLE_MS} ms idle, readFilesUtf8 is ${(fsMs / medians.readFilesUtf8).toFixed(2)}× the fs loop, ` +
+      `readFilesUtf8Async ${(promises / medians.readFilesUtf8Async).toFixed(2)}× fs.promises.readFile ×${PROMISES_IN_FLIGHT}. ` +
       "Idle, our pool has given its buffers back, so every one of our strings is made in fresh memory; " +
       "fs's strings are made in V8's heap, which may keep pages across GCs.",
   ].join('\n')
@@ -278,15 +289,9 @@ function table(r) {
     '| :--- | ---: | ---: | ---: | ---: | ---: | ---: |',
   ]
   for (const [n, ms] of Object.entries(t)) {
-    const promisesLike = n.includes('Async') || n.startsWith('fs.promises')
     const alone = n.startsWith(READS_ALONE)
     // Reads alone make no strings: a ratio to a reader of strings would mislead.
-    const ratios = alone
-      ? ['', '']
-      : [
-          `${((promisesLike ? promises : fsLoop) / ms).toFixed(2)}×${promisesLike ? ' (vs fs.promises)' : ''}`,
-          promisesLike ? '' : `${(ourLoop / ms).toFixed(2)}×`,
-        ]
+    const ratios = alone ? ['', ''] : ratioCells(n, ms, t)
     const cells = [
       alone ? `${n} (no strings)` : n,
       ms.toFixed(1),
@@ -310,10 +315,10 @@ function table(r) {
   return lines.join('\n')
 }
 
+// ---- This machine: how far two threads scale without any file. ----
+
 /** Buffers copied by the memory probe: well beyond any cache. */
 const PROBE_COPY_MIB = 64
-
-// ---- This machine: how far two threads scale without any file. ----
 
 // Each worker waits at a shared start line, then times one task: so one and
 // two threads start together and do the same work each.
