@@ -40,6 +40,17 @@ enum Held {
   Callers,
 }
 
+/// Who makes a string of code units that were converted (not ASCII as read).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Maker {
+  /// The sync call that converted them on the JS thread (readFileUtf8,
+  /// decodeUtf8): see `ExternalFrom::sync_copies_converted`.
+  SyncCall,
+  /// The JS-thread end of work done on other threads (async reads,
+  /// batches), where making a large string must stay O(1).
+  AfterWork,
+}
+
 /// The one copy-or-external decision: whether `bytes` bytes of string data of
 /// `unit_bytes`-wide code units, held as `held`, become an external string.
 fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held) -> bool {
@@ -49,6 +60,12 @@ fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held) 
     (1, Held::Callers) => bytes >= from.one_byte.max(BORROWED_ASCII_COPY_BELOW),
     _ => bytes >= from.two_byte,
   }
+}
+
+/// `is_external` for converted text made by `maker`.
+fn is_external_converted(env: sys::napi_env, bytes: usize, unit_bytes: usize, maker: Maker) -> bool {
+  let copied_anyway = maker == Maker::SyncCall && external_from(env).sync_copies_converted;
+  !copied_anyway && is_external(env, bytes, unit_bytes, Held::Ours)
 }
 
 /// What a native read returns to JS: the string's code units, or a failure
@@ -130,7 +147,7 @@ pub(crate) unsafe fn to_value_sparing(
 ) -> napi::Result<sys::napi_value> {
   let code = match outcome {
     Outcome::Failure(code) => code,
-    Outcome::Text(text) => match create_string(env, text, spent) {
+    Outcome::Text(text) => match create_string(env, text, spent, Maker::AfterWork) {
       Some(value) => return Ok(value),
       None => STRING_TOO_LONG,
     },
@@ -141,22 +158,32 @@ pub(crate) unsafe fn to_value_sparing(
 
 /// Creates the JS string; `None` if V8 refused it (too long). Every buffer is
 /// either dropped before returning or owned by a registered finalizer.
-fn create_string(env: sys::napi_env, text: Text, spent: Option<&mut Vec<Text>>) -> Option<sys::napi_value> {
+fn create_string(
+  env: sys::napi_env,
+  text: Text,
+  spent: Option<&mut Vec<Text>>,
+  maker: Maker,
+) -> Option<sys::napi_value> {
   if text.char_count() > MAX_STRING_LENGTH {
     return None; // `text` dropped here: nothing leaks.
   }
   match text {
-    Text::Latin1(data) => create(env, data, spent),
-    Text::Utf16(data) => create(env, data, spent),
+    Text::Latin1(data) => create(env, data, spent, maker),
+    Text::Utf16(data) => create(env, data, spent, maker),
   }
 }
 
 /// Copies a small string into V8's heap, then gives the buffer back to the pool
 /// for the next conversion (or to `spent`, see `to_value_sparing`); hands a
 /// large one to V8 as an external string.
-fn create<T: CodeUnit>(env: sys::napi_env, data: Vec<T>, spent: Option<&mut Vec<Text>>) -> Option<sys::napi_value> {
+fn create<T: CodeUnit>(
+  env: sys::napi_env,
+  data: Vec<T>,
+  spent: Option<&mut Vec<Text>>,
+  maker: Maker,
+) -> Option<sys::napi_value> {
   let unit_bytes = std::mem::size_of::<T>();
-  if is_external(env, data.len() * unit_bytes, unit_bytes, Held::Ours) {
+  if is_external_converted(env, data.len() * unit_bytes, unit_bytes, maker) {
     return external(env, data);
   }
   let value = copy(env, &data);
@@ -165,6 +192,11 @@ fn create<T: CodeUnit>(env: sys::napi_env, data: Vec<T>, spent: Option<&mut Vec<
     _ => buffers::give(data),
   }
   value
+}
+
+/// The string of the code units `maker` converted (see `Maker`).
+pub(crate) fn from_converted(env: sys::napi_env, text: Text, maker: Maker) -> Reply {
+  made(create_string(env, text, None, maker))
 }
 
 /// The string of ASCII bytes just read into `buf`: a large one takes the

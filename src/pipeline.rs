@@ -5,7 +5,7 @@
 use napi::sys;
 
 use crate::buffers;
-use crate::js_string::{self, Outcome, Reply, STRING_TOO_LONG};
+use crate::js_string::{self, Maker, Outcome, Reply, STRING_TOO_LONG};
 use crate::limits::MAX_STRING_LENGTH;
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::{self, Decoded};
@@ -17,14 +17,16 @@ fn too_long_for_a_file(bytes: &[u8]) -> bool {
 }
 
 /// A synchronous read on the JS thread: reads with `read` into a reused buffer
-/// and makes the string, or returns a failure code. Small ASCII is copied from
-/// the read buffer into V8's heap, and the buffer goes back for the next read.
+/// and makes the string as `maker` (see `js_string::Maker`), or returns a
+/// failure code. Small ASCII is copied from the read buffer into V8's heap,
+/// and the buffer goes back for the next read.
 /// A file of kMaxLength bytes or more, found by its size (a `read` with a
 /// limit: `ReadError::TooLarge`) or by reading it, is readFileSync's
 /// ERR_STRING_TOO_LONG.
 pub(crate) fn read_to_string(
   env: sys::napi_env,
   read: impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError>,
+  maker: Maker,
 ) -> Reply {
   let mut buf = Vec::new();
   let reply = match read(&mut buf) {
@@ -33,7 +35,7 @@ pub(crate) fn read_to_string(
     Ok(_) if too_long_for_a_file(&buf) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
     Ok(facts) => match transcode::decode(&buf, facts) {
       Decoded::Ascii => js_string::from_read_ascii(env, &mut buf),
-      Decoded::Text(text) => Reply::Outcome(Outcome::Text(text)),
+      Decoded::Text(text) => js_string::from_converted(env, text, maker),
     },
   };
   buffers::give(buf);
@@ -74,7 +76,7 @@ pub(crate) fn decode_to_string(env: sys::napi_env, input: &[u8], start: i64, end
   let bytes = &input[start..end];
   match transcode::decode(bytes, ReadFacts::default()) {
     Decoded::Ascii => js_string::from_callers_ascii(env, bytes),
-    Decoded::Text(text) => Reply::Outcome(Outcome::Text(text)),
+    Decoded::Text(text) => js_string::from_converted(env, text, Maker::SyncCall),
   }
 }
 

@@ -26,7 +26,7 @@ use napi::{sys, Env, JsValue, Status};
 use napi_derive::napi;
 
 use crate::external_memory;
-use crate::js_string::{self, Outcome, Reply, FS_ANSWERS, STRING_TOO_LONG};
+use crate::js_string::{self, Maker, Outcome, Reply, FS_ANSWERS, STRING_TOO_LONG};
 use crate::limits::{
   BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_READERS_KEEP as READERS_KEEP,
   BATCH_SCOPE_RESULTS as SCOPE_RESULTS, BATCH_SPARES_MAX as SPARES_MAX, BATCH_SPARES_PER_CLAIM as SPARES_PER_CLAIM,
@@ -81,9 +81,10 @@ fn read_one(path: &[u8], how: Reading, too_large: i32) -> Outcome {
 
 /// Reads and decodes the file at `path` on the JS thread and makes its value
 /// at once, from this thread's reused buffers as a single read does: for the
-/// entry a sync batch needs next, which then never waits in the ring.
+/// entry a sync batch needs next, which then never waits in the ring. Its
+/// string is made as the workers' are, so every entry of a batch is alike.
 fn read_value_now(env: sys::napi_env, path: &[u8], how: Reading) -> Reply {
-  pipeline::read_to_string(env, read_file(path, how))
+  pipeline::read_to_string(env, read_file(path, how), Maker::AfterWork)
 }
 
 /// The JS value of a result (on the JS thread): the string, copied or external

@@ -23,22 +23,24 @@ use napi::bindgen_prelude::{Object, Uint8Array};
 use napi::{sys, Env};
 use napi_derive::napi;
 
-use crate::js_string::Reply;
+use crate::js_string::{Maker, Reply};
 use crate::{pipeline, read, transcode};
 
 /// Reads the file at `path` given as raw bytes (a Buffer path) opened with
 /// numeric fs `flags`: the string, or a failure code.
 #[napi(js_name = "readPathBytes", catch_unwind, ts_return_type = "string | number")]
 pub fn read_path_bytes(env: Env, path: Uint8Array, flags: i32) -> Reply {
-  pipeline::read_to_string(env.raw(), |buf| {
-    read::with_terminated(&path, |path| read::read_path_into(path, flags, buf))
-  })
+  pipeline::read_to_string(
+    env.raw(),
+    |buf| read::with_terminated(&path, |path| read::read_path_into(path, flags, buf)),
+    Maker::SyncCall,
+  )
 }
 
 /// Reads from an open fd's current position to EOF, leaving the fd open.
 #[napi(js_name = "readFd", catch_unwind, ts_return_type = "string | number")]
 pub fn read_fd(env: Env, fd: i32) -> Reply {
-  pipeline::read_to_string(env.raw(), |buf| read::read_fd_into(fd, buf))
+  pipeline::read_to_string(env.raw(), |buf| read::read_fd_into(fd, buf), Maker::SyncCall)
 }
 
 /// Which UTF-8 engine this process uses ("simdutf" or "fallback").

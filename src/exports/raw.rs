@@ -16,7 +16,7 @@ use std::ptr;
 use napi::bindgen_prelude::{Object, ToNapiValue};
 use napi::{sys, Env, JsValue};
 
-use crate::js_string::{Outcome, Reply, FS_ANSWERS};
+use crate::js_string::{Maker, Outcome, Reply, FS_ANSWERS};
 use crate::limits::STACK_PATH_BYTES;
 use crate::{pipeline, read};
 
@@ -26,7 +26,7 @@ use crate::{pipeline, read};
 unsafe extern "C" fn read_path(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   with_path_and_flags(env, info, c"readPath", |path, flags| {
     let reply = match path {
-      Some(path) => pipeline::read_to_string(env, |buf| read::read_path_into(path, flags, buf)),
+      Some(path) => pipeline::read_to_string(env, |buf| read::read_path_into(path, flags, buf), Maker::SyncCall),
       None => Reply::Outcome(Outcome::Failure(FS_ANSWERS)), // a NUL inside: fs's to reject
     };
     // SAFETY: `env` is this call's env.
