@@ -17,7 +17,7 @@ use napi::sys;
 use crate::buffers::{self, Reusable};
 use crate::external_memory;
 use crate::limits::{
-  ExternalFrom, BORROWED_ASCII_COPY_BELOW, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26, MAX_STRING_LENGTH,
+  ExternalFrom, SyncCopies, BORROWED_ASCII_COPY_BELOW, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26, MAX_STRING_LENGTH,
 };
 use crate::read::ReadError;
 use crate::transcode::Text;
@@ -44,7 +44,7 @@ enum Held {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Maker {
   /// The sync call that converted them on the JS thread (readFileUtf8,
-  /// decodeUtf8): see `ExternalFrom::sync_copies_converted`.
+  /// decodeUtf8): see `SyncCopies`.
   SyncCall,
   /// The JS-thread end of work done on other threads (async reads,
   /// batches), where making a large string must stay O(1).
@@ -60,12 +60,6 @@ fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held) 
     (1, Held::Callers) => bytes >= from.one_byte.max(BORROWED_ASCII_COPY_BELOW),
     _ => bytes >= from.two_byte,
   }
-}
-
-/// `is_external` for converted text made by `maker`.
-fn is_external_converted(env: sys::napi_env, bytes: usize, unit_bytes: usize, maker: Maker) -> bool {
-  let copied_anyway = maker == Maker::SyncCall && external_from(env).sync_copies_converted;
-  !copied_anyway && is_external(env, bytes, unit_bytes, Held::Ours)
 }
 
 /// What a native read returns to JS: the string's code units, or a failure
@@ -147,7 +141,7 @@ pub(crate) unsafe fn to_value_sparing(
 ) -> napi::Result<sys::napi_value> {
   let code = match outcome {
     Outcome::Failure(code) => code,
-    Outcome::Text(text) => match create_string(env, text, spent, Maker::AfterWork) {
+    Outcome::Text(text) => match create_string(env, text, spent, true) {
       Some(value) => return Ok(value),
       None => STRING_TOO_LONG,
     },
@@ -156,20 +150,21 @@ pub(crate) unsafe fn to_value_sparing(
   unsafe { i32::to_napi_value(env, code) }
 }
 
-/// Creates the JS string; `None` if V8 refused it (too long). Every buffer is
-/// either dropped before returning or owned by a registered finalizer.
+/// Creates the JS string, copied unless `may_be_external`; `None` if V8
+/// refused it (too long). Every buffer is either dropped before returning or
+/// owned by a registered finalizer.
 fn create_string(
   env: sys::napi_env,
   text: Text,
   spent: Option<&mut Vec<Text>>,
-  maker: Maker,
+  may_be_external: bool,
 ) -> Option<sys::napi_value> {
   if text.char_count() > MAX_STRING_LENGTH {
     return None; // `text` dropped here: nothing leaks.
   }
   match text {
-    Text::Latin1(data) => create(env, data, spent, maker),
-    Text::Utf16(data) => create(env, data, spent, maker),
+    Text::Latin1(data) => create(env, data, spent, may_be_external),
+    Text::Utf16(data) => create(env, data, spent, may_be_external),
   }
 }
 
@@ -180,10 +175,10 @@ fn create<T: CodeUnit>(
   env: sys::napi_env,
   data: Vec<T>,
   spent: Option<&mut Vec<Text>>,
-  maker: Maker,
+  may_be_external: bool,
 ) -> Option<sys::napi_value> {
   let unit_bytes = std::mem::size_of::<T>();
-  if is_external_converted(env, data.len() * unit_bytes, unit_bytes, maker) {
+  if may_be_external && is_external(env, data.len() * unit_bytes, unit_bytes, Held::Ours) {
     return external(env, data);
   }
   let value = copy(env, &data);
@@ -194,9 +189,15 @@ fn create<T: CodeUnit>(
   value
 }
 
-/// The string of the code units `maker` converted (see `Maker`).
-pub(crate) fn from_converted(env: sys::napi_env, text: Text, maker: Maker) -> Reply {
-  made(create_string(env, text, None, maker))
+/// The string of the code units `maker` converted (see `Maker`); `replaced`:
+/// the text had invalid sequences, replaced.
+pub(crate) fn from_converted(env: sys::napi_env, text: Text, replaced: bool, maker: Maker) -> Reply {
+  let copied_anyway = maker == Maker::SyncCall
+    && match external_from(env).sync_copies {
+      SyncCopies::Converted => true,
+      SyncCopies::Replaced => replaced,
+    };
+  made(create_string(env, text, None, !copied_anyway))
 }
 
 /// The string of ASCII bytes just read into `buf`: a large one takes the

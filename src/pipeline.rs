@@ -8,7 +8,7 @@ use crate::buffers;
 use crate::js_string::{self, Maker, Outcome, Reply, STRING_TOO_LONG};
 use crate::limits::MAX_STRING_LENGTH;
 use crate::read::{ReadError, ReadFacts};
-use crate::transcode::{self, Decoded};
+use crate::transcode::{self, Decoded, Text};
 
 /// Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or
 /// more, whatever it decodes to, and so do we.
@@ -35,7 +35,8 @@ pub(crate) fn read_to_string(
     Ok(_) if too_long_for_a_file(&buf) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
     Ok(facts) => match transcode::decode(&buf, facts) {
       Decoded::Ascii => js_string::from_read_ascii(env, &mut buf),
-      Decoded::Text(text) => js_string::from_converted(env, text, maker),
+      Decoded::Text(text) => js_string::from_converted(env, text, false, maker),
+      Decoded::Replaced(units) => js_string::from_converted(env, Text::Utf16(units), true, maker),
     },
   };
   buffers::give(buf);
@@ -76,7 +77,8 @@ pub(crate) fn decode_to_string(env: sys::napi_env, input: &[u8], start: i64, end
   let bytes = &input[start..end];
   match transcode::decode(bytes, ReadFacts::default()) {
     Decoded::Ascii => js_string::from_callers_ascii(env, bytes),
-    Decoded::Text(text) => js_string::from_converted(env, text, Maker::SyncCall),
+    Decoded::Text(text) => js_string::from_converted(env, text, false, Maker::SyncCall),
+    Decoded::Replaced(units) => js_string::from_converted(env, Text::Utf16(units), true, Maker::SyncCall),
   }
 }
 

@@ -185,8 +185,13 @@ fn check(bytes: &[u8]) -> Result<(), TestCaseError> {
   // a one-byte string only when the text really fits one.
   match decode(bytes, ReadFacts::default()) {
     Decoded::Ascii => prop_assert!(bytes.is_ascii()),
+    Decoded::Replaced(units) => {
+      prop_assert!(checked.is_err(), "valid text reported as replaced");
+      prop_assert!(units == expected, "decode: {}", first_difference(&units, &expected));
+    }
     Decoded::Text(text) => {
       prop_assert!(!bytes.is_ascii(), "non-empty conversion of ASCII");
+      prop_assert!(checked.is_ok(), "invalid text reported as valid");
       let got = units(&text);
       prop_assert!(got == expected, "decode: {}", first_difference(&got, &expected));
       match text {

@@ -48,13 +48,22 @@ pub(super) fn split_lossy(len: usize, facts: ReadFacts) -> bool {
 /// count written, or 0 if the input cannot be converted.
 pub(super) type Converter<T> = fn(&[u8], &mut [MaybeUninit<T>]) -> usize;
 
+/// What a decoder with replacement did: the units it wrote, and whether it
+/// replaced any invalid sequence (so that the text was not valid UTF-8).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Lossy {
+  pub(super) units: usize,
+  pub(super) replaced: bool,
+}
+
 /// A decoder with replacement: writes the UTF-16 of any input at the start of
 /// the output (which has room for one unit per input byte, the most any input
-/// decodes to) and returns the units written.
-pub(super) type LossyDecoder = fn(&[u8], &mut [MaybeUninit<u16>]) -> usize;
+/// decodes to).
+pub(super) type LossyDecoder = fn(&[u8], &mut [MaybeUninit<u16>]) -> Lossy;
 
-/// The same decoder appending to a `Vec` (which it reserves room in).
-pub(super) type LossyAppend = fn(&[u8], &mut Vec<u16>);
+/// The same decoder appending to a `Vec` (which it reserves room in); returns
+/// whether it replaced anything.
+pub(super) type LossyAppend = fn(&[u8], &mut Vec<u16>) -> bool;
 
 /// A validating conversion of UTF-8 to code units of type `T`.
 pub(super) struct Conversion<T> {
@@ -237,8 +246,8 @@ fn convert_into_exact<T: Copy>(bytes: &[u8], dst: &mut [MaybeUninit<T>], convers
 /// again. Text with an error in its first bytes, likely invalid throughout,
 /// goes to `decode_halves_uncounted` instead (no count would place its right
 /// half). `None` if the second half has no character start or no thread could be
-/// started.
-pub(super) fn decode_halves(bytes: &[u8], decode_into: LossyDecoder, append: LossyAppend) -> Option<Vec<u16>> {
+/// started; else the units and whether anything was replaced.
+pub(super) fn decode_halves(bytes: &[u8], decode_into: LossyDecoder, append: LossyAppend) -> Option<(Vec<u16>, bool)> {
   if (UTF16.refuses_start)(bytes) {
     return decode_halves_uncounted(bytes, decode_into);
   }
@@ -255,8 +264,8 @@ pub(super) fn decode_halves(bytes: &[u8], decode_into: LossyDecoder, append: Los
         Some(_) => (units, None),
         None => {
           let mut own = pool::take(left.len());
-          append(left, &mut own);
-          (units, Some(own))
+          let replaced = append(left, &mut own);
+          (units, Some((own, replaced)))
         }
       }
     },
@@ -266,28 +275,29 @@ pub(super) fn decode_halves(bytes: &[u8], decode_into: LossyDecoder, append: Los
       Some(decode_into(right, right_room))
     },
   );
-  let Some(((left_units, left_own), Some(right_units))) = halves else {
+  let Some(((left_units, left_own), Some(right))) = halves else {
     pool::give(out);
     return None;
   };
+  let right_units = right.units;
   let room = out.spare_capacity_mut();
-  let left_units = match left_own {
-    None => left_units,
+  let (left_units, left_replaced) = match left_own {
+    None => (left_units, false),
     // The left half's units are not the ones counted: the right half's move
     // to follow them (a decode writes at most one unit per byte: they fit).
-    Some(own) => {
+    Some((own, replaced)) => {
       room.copy_within(left_units..left_units + right_units, own.len());
       room[..own.len()].write_copy_of_slice(&own);
       let len = own.len();
       pool::give(own);
-      len
+      (len, replaced)
     }
   };
   // SAFETY: the first `left_units` units of the spare capacity hold the left
   // half's units (converted in place, or copied from its own buffer) and the
   // `right_units` after them the right half's (decoded there, or moved there).
   unsafe { out.set_len(left_units + right_units) };
-  Some(out)
+  Some((out, left_replaced || right.replaced))
 }
 
 /// Decodes `bytes` (any bytes, valid or not) as two halves on two threads with
@@ -298,16 +308,18 @@ pub(super) fn decode_halves(bytes: &[u8], decode_into: LossyDecoder, append: Los
 /// WHATWG decoder starts afresh whatever came before (an unfinished sequence
 /// before it is one U+FFFD either way, at the left half's end or on meeting the
 /// byte), so the halves' units joined are the whole's. `None` if the second
-/// half has no such byte or no thread could be started.
-pub(super) fn decode_halves_uncounted(bytes: &[u8], decode_into: LossyDecoder) -> Option<Vec<u16>> {
+/// half has no such byte or no thread could be started; else the units and
+/// whether anything was replaced.
+pub(super) fn decode_halves_uncounted(bytes: &[u8], decode_into: LossyDecoder) -> Option<(Vec<u16>, bool)> {
   let split = character_start_after_middle(bytes)?;
   let (left, right) = bytes.split_at(split);
   let mut out: Vec<u16> = pool::take(bytes.len());
   let (left_room, right_room) = out.spare_capacity_mut()[..bytes.len()].split_at_mut(split);
-  let Some((left_units, right_units)) = both(|| decode_into(left, left_room), || decode_into(right, right_room)) else {
+  let Some((left, right)) = both(|| decode_into(left, left_room), || decode_into(right, right_room)) else {
     pool::give(out);
     return None;
   };
+  let (left_units, right_units) = (left.units, right.units);
   let room = out.spare_capacity_mut();
   if left_units < split {
     room.copy_within(split..split + right_units, left_units);
@@ -316,7 +328,7 @@ pub(super) fn decode_halves_uncounted(bytes: &[u8], decode_into: LossyDecoder) -
   // half's units and the `right_units` after them the right half's (decoded
   // there, or moved there).
   unsafe { out.set_len(left_units + right_units) };
-  Some(out)
+  Some((out, left.replaced || right.replaced))
 }
 
 /// The first index at or after the (page-aligned) middle whose byte is not a UTF-8
@@ -435,11 +447,14 @@ mod tests {
 
   /// `reference` into `room`; fills the room after its units with a mark, which
   /// must not be taken for units.
-  fn std_decode_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
+  fn std_decode_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> Lossy {
     let units = reference(bytes);
     room[..units.len()].write_copy_of_slice(&units);
     room[units.len()..bytes.len()].fill(MaybeUninit::new(0xDEAD));
-    units.len()
+    Lossy {
+      units: units.len(),
+      replaced: std::str::from_utf8(bytes).is_err(),
+    }
   }
 
   #[test]
@@ -460,12 +475,19 @@ mod tests {
     for (at, fault) in faults {
       let mut bytes = text.clone();
       bytes[at..at + fault.len()].copy_from_slice(fault);
-      assert_eq!(
-        decode_halves_uncounted(&bytes, std_decode_into),
-        Some(reference(&bytes)),
+      let invalid = std::str::from_utf8(&bytes).is_err();
+      let decoded = decode_halves_uncounted(&bytes, std_decode_into);
+      assert!(
+        decoded == Some((reference(&bytes), invalid)),
         "fault {fault:x?} at {at}"
       );
     }
+    let valid = unit.repeat(PARALLEL_MIN_BYTES / unit.len() + 1);
+    let decoded = decode_halves_uncounted(&valid, std_decode_into);
+    assert!(
+      decoded == Some((reference(&valid), false)),
+      "valid text: nothing replaced"
+    );
     // No byte in the second half starts a character: no split.
     let mut tail = text.clone();
     tail[half..].fill(0x80);

@@ -5,36 +5,39 @@
 
 use std::mem::MaybeUninit;
 
-use super::halves::{LossyAppend, LossyDecoder};
+use super::halves::{Lossy, LossyAppend, LossyDecoder};
 use super::{dense, halves, simd};
 use crate::buffers;
 use crate::limits::{DENSE_ERROR_SPACING, DENSE_MIN_ERRORS};
 use crate::read::ReadFacts;
 
 /// encoding_rs's lossy decoder: the fallback engine's (without simdutf).
-fn append_lossy_scalar(bytes: &[u8], out: &mut Vec<u16>) {
+/// It does not say whether it replaced anything, so simdutf8 is asked.
+fn append_lossy_scalar(bytes: &[u8], out: &mut Vec<u16>) -> bool {
   let start = out.len();
   out.resize(start + bytes.len() + 1, 0);
   let written = encoding_rs::mem::convert_utf8_to_utf16(bytes, &mut out[start..]);
   out.truncate(start + written);
+  simdutf8::basic::from_utf8(bytes).is_err()
 }
 
 /// `append_lossy_scalar` into `room` (room for one unit per byte), through a
 /// buffer of its own: encoding_rs wants initialised room and a unit more.
-fn decode_lossy_scalar_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
+fn decode_lossy_scalar_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> Lossy {
   let mut own = buffers::take(bytes.len() + 1);
-  append_lossy_scalar(bytes, &mut own);
+  let replaced = append_lossy_scalar(bytes, &mut own);
   let units = own.len();
   room[..units].write_copy_of_slice(&own);
   buffers::give(own);
-  units
+  Lossy { units, replaced }
 }
 
 /// Any bytes decoded to UTF-16 with U+FFFD replacement: invalid input on both
 /// routes, and with simdutf all wide text (valid text has no error to replace).
 /// Large inputs are decoded as two halves on two threads where their read
-/// allows (`halves::split_lossy`, `halves::decode_halves_uncounted`).
-pub(super) fn decode_lossy(bytes: &[u8], simd: bool, facts: ReadFacts) -> Vec<u16> {
+/// allows (`halves::split_lossy`, `halves::decode_halves_uncounted`). Returns
+/// the units and whether any error was replaced.
+pub(super) fn decode_lossy(bytes: &[u8], simd: bool, facts: ReadFacts) -> (Vec<u16>, bool) {
   let (decode_into, append): (LossyDecoder, LossyAppend) = if simd {
     (decode_lossy_simd_into, append_lossy_simd)
   } else {
@@ -47,17 +50,19 @@ pub(super) fn decode_lossy(bytes: &[u8], simd: bool, facts: ReadFacts) -> Vec<u1
   }
   // Room for either engine: encoding_rs wants one unit more than the input.
   let mut out = buffers::take(bytes.len() + 1);
-  append(bytes, &mut out);
-  out
+  let replaced = append(bytes, &mut out);
+  (out, replaced)
 }
 
-/// Appends the lossy UTF-16 of `bytes` to `out` (see `decode_lossy_simd_into`).
-pub(super) fn append_lossy_simd(bytes: &[u8], out: &mut Vec<u16>) {
+/// Appends the lossy UTF-16 of `bytes` to `out` (see `decode_lossy_simd_into`);
+/// whether it replaced anything.
+pub(super) fn append_lossy_simd(bytes: &[u8], out: &mut Vec<u16>) -> bool {
   out.reserve(bytes.len());
   let start = out.len();
-  let units = decode_lossy_simd_into(bytes, out.spare_capacity_mut());
+  let Lossy { units, replaced } = decode_lossy_simd_into(bytes, out.spare_capacity_mut());
   // SAFETY: `decode_lossy_simd_into` initialised the first `units` units of the spare capacity.
   unsafe { out.set_len(start + units) };
+  replaced
 }
 
 /// Writes the lossy UTF-16 of `bytes` at the start of `room` (room for one
@@ -68,16 +73,21 @@ pub(super) fn append_lossy_simd(bytes: &[u8], out: &mut Vec<u16>) {
 /// WHATWG's), continue after that. Where errors turn out dense, the rest goes
 /// to `dense`, whose WHATWG decoder gives the same result from any point just
 /// after an error. One pass beats validating first and converting after.
-pub(super) fn decode_lossy_simd_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
+pub(super) fn decode_lossy_simd_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> Lossy {
   let (mut rest, mut written, mut errors) = (bytes, 0, 0);
+  // Past the first error, whatever route the rest takes has replaced one.
+  let replaced = |units| Lossy { units, replaced: true };
   loop {
     let (valid, units) = simd::utf16_up_to_error_into(rest, &mut room[written..]);
     if valid == rest.len() {
-      return written + units;
+      return Lossy {
+        units: written + units,
+        replaced: errors > 0,
+      };
     }
     let Some(invalid) = maximal_subpart_at(rest, valid) else {
       // simdutf's error position is not where std puts the error: trust std.
-      return written + decode_lossy_checked_into(rest, &mut room[written..]);
+      return replaced(written + decode_lossy_checked_into(rest, &mut room[written..]));
     };
     room[written + units].write(0xFFFD);
     written += units + 1;
@@ -85,7 +95,7 @@ pub(super) fn decode_lossy_simd_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]
     rest = &rest[valid + invalid..];
     let consumed = bytes.len() - rest.len();
     if errors >= DENSE_MIN_ERRORS && errors * DENSE_ERROR_SPACING > consumed {
-      return written + dense::decode_into(rest, &mut room[written..]);
+      return replaced(written + dense::decode_into(rest, &mut room[written..]));
     }
   }
 }
@@ -191,8 +201,14 @@ mod tests {
     ] {
       // Exactly one unit per byte of room: no more is needed.
       assert_eq!(
-        decoded_into(decode_lossy_simd_into, bytes),
+        decoded_into(|b, room| decode_lossy_simd_into(b, room).units, bytes),
         reference(bytes),
+        "{bytes:x?}"
+      );
+      let mut room = vec![MaybeUninit::uninit(); bytes.len()];
+      assert_eq!(
+        decode_lossy_simd_into(bytes, &mut room).replaced,
+        std::str::from_utf8(bytes).is_err(),
         "{bytes:x?}"
       );
     }

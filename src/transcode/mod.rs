@@ -49,8 +49,11 @@ impl Text {
 pub enum Decoded {
   /// Every byte < 0x80: the input is its own one-byte string data.
   Ascii,
-  /// Newly made code units.
+  /// Valid UTF-8, newly converted.
   Text(Text),
+  /// Not valid UTF-8: UTF-16 with each maximal invalid subpart replaced by
+  /// U+FFFD.
+  Replaced(Vec<u16>),
 }
 
 impl Decoded {
@@ -63,6 +66,10 @@ impl Decoded {
       Decoded::Text(text) => {
         buffers::give(bytes);
         text
+      }
+      Decoded::Replaced(units) => {
+        buffers::give(bytes);
+        Text::Utf16(units)
       }
     }
   }
@@ -96,7 +103,10 @@ pub fn decode(bytes: &[u8], facts: ReadFacts) -> Decoded {
       .ok()
       .map(|s| Text::Utf16(utf16_fallback(s))),
   };
-  Decoded::Text(converted.unwrap_or_else(|| Text::Utf16(lossy::decode_lossy(bytes, false, facts))))
+  match converted {
+    Some(text) => Decoded::Text(text),
+    None => Decoded::Replaced(lossy::decode_lossy(bytes, false, facts).0),
+  }
 }
 
 /// The simdutf route. Its Latin-1 converter is also the Latin-1-or-wide test:
@@ -111,19 +121,23 @@ fn decode_simd(bytes: &[u8], facts: ReadFacts) -> Decoded {
     return Decoded::Ascii;
   }
   let split = halves::split_conversion(bytes.len(), facts);
-  let text = halves::convert(bytes, &halves::LATIN1, split)
-    .map(Text::Latin1)
-    .unwrap_or_else(|| Text::Utf16(decode_wide(bytes, split, facts)));
-  Decoded::Text(text)
+  if let Some(latin1) = halves::convert(bytes, &halves::LATIN1, split) {
+    return Decoded::Text(Text::Latin1(latin1));
+  }
+  match decode_wide(bytes, split, facts) {
+    (units, false) => Decoded::Text(Text::Utf16(units)),
+    (units, true) => Decoded::Replaced(units),
+  }
 }
 
 /// Wide text (simdutf route): valid text to split (`split`) is converted on
 /// two threads, each half where its read left it, in its own core's cache;
-/// anything else goes to the lossy decoder.
-fn decode_wide(bytes: &[u8], split: bool, facts: ReadFacts) -> Vec<u16> {
+/// anything else goes to the lossy decoder. Returns the units and whether any
+/// error was replaced.
+fn decode_wide(bytes: &[u8], split: bool, facts: ReadFacts) -> (Vec<u16>, bool) {
   if split {
-    if let Some(units) = halves::decode_halves(bytes, lossy::decode_lossy_simd_into, lossy::append_lossy_simd) {
-      return units;
+    if let Some(decoded) = halves::decode_halves(bytes, lossy::decode_lossy_simd_into, lossy::append_lossy_simd) {
+      return decoded;
     }
   }
   lossy::decode_lossy(bytes, true, facts)
@@ -155,8 +169,8 @@ mod test_support {
   }
 
   /// The units `decode_into` writes for `bytes` into room of exactly one
-  /// unit per byte.
-  pub(super) fn decoded_into(decode_into: super::halves::LossyDecoder, bytes: &[u8]) -> Vec<u16> {
+  /// unit per byte (it returns how many).
+  pub(super) fn decoded_into(decode_into: impl Fn(&[u8], &mut [MaybeUninit<u16>]) -> usize, bytes: &[u8]) -> Vec<u16> {
     let mut room = vec![MaybeUninit::<u16>::uninit(); bytes.len()];
     let n = decode_into(bytes, &mut room);
     // SAFETY: a decoder initialises the first units it counts.
@@ -199,6 +213,8 @@ mod tests {
     ];
     for c in cases {
       assert_eq!(as_utf16(decode_owned(c.to_vec())), reference(c), "{c:?}");
+      let replaced = matches!(decode(c, ReadFacts::default()), Decoded::Replaced(_));
+      assert_eq!(replaced, std::str::from_utf8(c).is_err(), "{c:?}");
     }
   }
 
@@ -242,11 +258,12 @@ mod tests {
     for (at, fault) in faults {
       let mut bytes = text.clone();
       bytes[at..at + fault.len()].copy_from_slice(fault);
+      let invalid = std::str::from_utf8(&bytes).is_err();
       let got = halves::decode_halves(&bytes, lossy::decode_lossy_simd_into, lossy::append_lossy_simd);
-      assert!(got == Some(reference(&bytes)), "fault {fault:x?} at {at}");
+      assert!(got == Some((reference(&bytes), invalid)), "fault {fault:x?} at {at}");
       // The way text read in halves goes: the same units.
       assert!(
-        decode_wide(&bytes, true, ReadFacts::default()) == reference(&bytes),
+        decode_wide(&bytes, true, ReadFacts::default()) == (reference(&bytes), invalid),
         "fault {fault:x?} at {at}"
       );
     }
