@@ -17,7 +17,7 @@ use napi::sys;
 use crate::buffers::{self, Reusable};
 use crate::external_memory;
 use crate::limits::{
-  ExternalFrom, SyncCopies, BORROWED_ASCII_COPY_BELOW, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26, MAX_STRING_LENGTH,
+  ExternalFrom, BORROWED_ASCII_COPY_BELOW, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26, MAX_STRING_LENGTH,
 };
 use crate::read::ReadError;
 use crate::transcode::Text;
@@ -44,7 +44,7 @@ enum Held {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Maker {
   /// The sync call that converted them on the JS thread (readFileUtf8,
-  /// decodeUtf8): see `SyncCopies`.
+  /// decodeUtf8): see `from_converted`.
   SyncCall,
   /// The JS-thread end of work done on other threads (async reads,
   /// batches), where making a large string must stay O(1).
@@ -190,13 +190,12 @@ fn create<T: CodeUnit>(
 }
 
 /// The string of the code units `maker` converted (see `Maker`); `replaced`:
-/// the text had invalid sequences, replaced.
+/// the text had invalid sequences, replaced. A sync call copies such text
+/// whatever its size: fs leaves it to V8's scalar decoder, which even a copy
+/// of ours beats by far, and a copy dies at the next scavenge, while an
+/// external string waits for a full GC: a loop of such reads peaks as fs's.
 pub(crate) fn from_converted(env: sys::napi_env, text: Text, replaced: bool, maker: Maker) -> Reply {
-  let copied_anyway = maker == Maker::SyncCall
-    && match external_from(env).sync_copies {
-      SyncCopies::Converted => true,
-      SyncCopies::Replaced => replaced,
-    };
+  let copied_anyway = maker == Maker::SyncCall && replaced;
   made(create_string(env, text, None, !copied_anyway))
 }
 

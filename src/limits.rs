@@ -83,40 +83,21 @@ pub(crate) struct ExternalFrom {
   pub(crate) one_byte: usize,
   /// Two-byte data (transcoded UTF-16).
   pub(crate) two_byte: usize,
-  /// Which text a sync call that converted it copies whatever its size.
-  pub(crate) sync_copies: SyncCopies,
-}
-
-/// Text a sync call copies whatever its size: where the copy keeps that call
-/// well ahead of fs, it spares a loop of such calls the memory that external
-/// strings hold until V8's next full GC.
-pub(crate) enum SyncCopies {
-  /// All text it converted (Latin-1 or UTF-16; not the ASCII bytes it read).
-  Converted,
-  /// Only text with invalid sequences replaced.
-  Replaced,
 }
 
 /// Node 20–24: copies into V8's heap are slow enough that external strings win
-/// from the size where a copy stops being cheap. fs decodes non-ASCII text so
-/// slowly there that a sync call's converted text stays well ahead of it even
-/// copied; ASCII copied would not.
+/// from the size where a copy stops being cheap.
 pub(crate) const EXTERNAL_FROM_BEFORE_26: ExternalFrom = ExternalFrom {
   one_byte: 64 << 10,
   two_byte: 64 << 10,
-  sync_copies: SyncCopies::Converted,
 };
 
 /// Node 26 copies one-byte strings much faster: copies win up to the size
 /// where they land in V8's large-object space, whose fresh pages fault in;
-/// two-byte strings from V8's largest young-generation object on. Its fs
-/// converts valid text as fast as we do, so there a copy would lose a sync
-/// call's lead; text with errors it leaves to V8's scalar decoder, which a
-/// copy of ours still beats by far.
+/// two-byte strings from V8's largest young-generation object on.
 pub(crate) const EXTERNAL_FROM_26: ExternalFrom = ExternalFrom {
   one_byte: 512 << 10,
   two_byte: 128 << 10,
-  sync_copies: SyncCopies::Replaced,
 };
 
 /// ASCII a caller keeps (decodeUtf8's input) shorter than this is copied

@@ -21,12 +21,11 @@
 //            async reads of 4 MiB files at concurrency C, decodeUtf8 of 4 MiB
 //            buffers. RSS after the work, a full GC and IDLE_MS idle within
 //            IDLE_EXTRA_MiB of fs's; async peak RSS at most fs.promises'. Sync
-//            and decode peaks where our strings are copies (non-ASCII text on
-//            Node 20–24, invalid text on Node 26) at most COPIED_PEAK_RATIO ×
-//            fs's. Other sync and decode peaks are reported beside fs's, not
-//            judged: V8 collects dead external strings only once their memory
-//            has grown by its external-memory limit, so loops of large reads
-//            peak above fs.
+//            and decode peaks of invalid text, whose strings are copies, at
+//            most COPIED_PEAK_RATIO × fs's. Other sync and decode peaks are
+//            reported beside fs's, not judged: V8 collects dead external
+//            strings only once their memory has grown by its external-memory
+//            limit, so loops of large reads peak above fs.
 //            --giveback-reads N per workload (--giveback-async-reads for the
 //            async ones, default the same).
 // `--json` prints the figures as one JSON line (used by __test__/soak.test.js).
@@ -72,8 +71,6 @@ const IDLE_MS = 1000
 const IDLE_EXTRA_MiB = 32
 /** giveback: a loop's peak RSS may be at most this times fs's where our strings are copies too. */
 const COPIED_PEAK_RATIO = 1.25
-/** Node 20–24 copy all text a sync call converts, Node 26 only invalid text (see src/limits.rs). */
-const SYNC_COPIES_CONVERTED = Number(process.versions.node.split('.')[0]) < 26
 /** The text classes of the giveback workloads: one repeated unit each (invalid: with 0xFF bytes). */
 const GIVEBACK_UNITS = {
   ascii: 'plain ascii text, the common case\n',
@@ -396,7 +393,7 @@ function judge(r) {
         problems.push(`${work}: peak RSS ${ours.peakRssMiB.toFixed(0)} MiB, fs.promises ${theirs.peakRssMiB.toFixed(0)} MiB`)
       }
       const [kind, , c] = work.split(':')
-      const copied = kind !== 'async' && (SYNC_COPIES_CONVERTED ? c !== 'ascii' : c === 'invalid')
+      const copied = kind !== 'async' && c === 'invalid'
       if (copied && !(ours.peakRssMiB <= theirs.peakRssMiB * COPIED_PEAK_RATIO)) {
         problems.push(`${work}: peak RSS ${ours.peakRssMiB.toFixed(0)} MiB, more than ${COPIED_PEAK_RATIO} × fs's ${theirs.peakRssMiB.toFixed(0)} MiB`)
       }
