@@ -11,14 +11,15 @@ use crate::buffers;
 use crate::limits::{DENSE_ERROR_SPACING, DENSE_MIN_ERRORS};
 use crate::read::ReadFacts;
 
-/// encoding_rs's lossy decoder: the fallback engine's (without simdutf).
-/// It does not say whether it replaced anything, so simdutf8 is asked.
+/// encoding_rs's lossy decoder: the fallback engine's (without simdutf). That
+/// engine gives it only text its validation refused, so the text as a whole
+/// had a replacement: reported without a second pass to find it.
 fn append_lossy_scalar(bytes: &[u8], out: &mut Vec<u16>) -> bool {
   let start = out.len();
   out.resize(start + bytes.len() + 1, 0);
   let written = encoding_rs::mem::convert_utf8_to_utf16(bytes, &mut out[start..]);
   out.truncate(start + written);
-  simdutf8::basic::from_utf8(bytes).is_err()
+  true
 }
 
 /// `append_lossy_scalar` into `room` (room for one unit per byte), through a
