@@ -5,7 +5,8 @@
 //! Larger ones become *external* strings
 //! (`node_api_create_external_string_latin1/utf16`): V8 points at our buffer, which
 //! is then owned by the string's finalizer and freed by it; `external_memory`
-//! tells V8's GC of its bytes.
+//! tells V8's GC of its bytes. Large text invalid from its start is left to
+//! V8's own decoder (`decoded_by_v8`), as fs leaves it.
 
 use std::ffi::c_void;
 use std::ptr;
@@ -218,6 +219,16 @@ pub(crate) fn from_callers_ascii(env: sys::napi_env, data: &[u8]) -> Reply {
     return Reply::Outcome(Outcome::Text(Text::Latin1(own)));
   }
   made(copy(env, data))
+}
+
+/// The string V8's own UTF-8 decoder makes of `bytes`, which stay the caller's:
+/// it replaces invalid sequences as fs does, being the decoder fs hands them to.
+pub(crate) fn decoded_by_v8(env: sys::napi_env, bytes: &[u8]) -> Reply {
+  let mut result = ptr::null_mut();
+  // SAFETY: `bytes` is valid for `bytes.len()` bytes for the duration of the
+  // call, which copies them.
+  let status = unsafe { sys::napi_create_string_utf8(env, bytes.as_ptr().cast(), bytes.len() as isize, &mut result) };
+  made((status == sys::Status::napi_ok).then_some(result))
 }
 
 /// A value made, or `STRING_TOO_LONG` if V8 refused it.

@@ -100,6 +100,12 @@ pub(crate) const EXTERNAL_FROM_26: ExternalFrom = ExternalFrom {
   two_byte: 128 << 10,
 };
 
+/// From this many bytes on, text that a sync call finds invalid at its start
+/// is left to V8's own UTF-8 decoder, fed the bytes as fs feeds it: our UTF-16
+/// buffer beside V8's copy of it would be the largest part of the call's peak,
+/// and from this size on our read alone keeps the call ahead of fs.
+pub(crate) const V8_DECODES_INVALID_FROM: usize = 32 << 20;
+
 /// ASCII a caller keeps (decodeUtf8's input) shorter than this is copied
 /// straight into V8's heap, whatever `ExternalFrom` says: it must be copied
 /// either way, and up to V8's largest young-generation object that copy is

@@ -6,7 +6,7 @@ use napi::sys;
 
 use crate::buffers;
 use crate::js_string::{self, Maker, Outcome, Reply, STRING_TOO_LONG};
-use crate::limits::MAX_STRING_LENGTH;
+use crate::limits::{MAX_STRING_LENGTH, V8_DECODES_INVALID_FROM};
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::{self, Decoded, Text};
 
@@ -16,10 +16,18 @@ fn too_long_for_a_file(bytes: &[u8]) -> bool {
   bytes.len() >= MAX_STRING_LENGTH
 }
 
+/// Whether a sync call leaves `bytes` to V8's decoder (see
+/// `limits::V8_DECODES_INVALID_FROM`): large, and invalid from their start.
+/// Shorter than kMaxLength, they cannot decode to a string V8 refuses.
+fn left_to_v8(bytes: &[u8]) -> bool {
+  (V8_DECODES_INVALID_FROM..MAX_STRING_LENGTH).contains(&bytes.len()) && transcode::starts_invalid(bytes)
+}
+
 /// A synchronous read on the JS thread: reads with `read` into a reused buffer
 /// and makes the string as `maker` (see `js_string::Maker`), or returns a
 /// failure code. Small ASCII is copied from the read buffer into V8's heap,
-/// and the buffer goes back for the next read.
+/// and the buffer goes back for the next read. A sync call leaves large text
+/// invalid from its start to V8's decoder (`left_to_v8`).
 /// A file of kMaxLength bytes or more, found by its size (a `read` with a
 /// limit: `ReadError::TooLarge`) or by reading it, is readFileSync's
 /// ERR_STRING_TOO_LONG.
@@ -33,6 +41,7 @@ pub(crate) fn read_to_string(
     Err(ReadError::TooLarge) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
     Err(e) => Reply::Outcome(e.into()),
     Ok(_) if too_long_for_a_file(&buf) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
+    Ok(_) if maker == Maker::SyncCall && left_to_v8(&buf) => js_string::decoded_by_v8(env, &buf),
     Ok(facts) => match transcode::decode(&buf, facts) {
       Decoded::Ascii => js_string::from_read_ascii(env, &mut buf),
       Decoded::Text(text) => js_string::from_converted(env, text, false, maker),
@@ -70,11 +79,15 @@ pub(crate) fn read_to_outcome(
 /// `buffer.toString('utf8', start, end)`. The JS layer has clamped
 /// `0 <= start <= end <= input.len()`; we clamp again so that no input can
 /// index out of bounds. ASCII goes from the caller's memory straight into V8's
-/// copy constructor, other text is transcoded into a buffer of ours.
+/// copy constructor, large text invalid from its start into V8's decoder
+/// (`left_to_v8`), other text is transcoded into a buffer of ours.
 pub(crate) fn decode_to_string(env: sys::napi_env, input: &[u8], start: i64, end: i64) -> Reply {
   let end = (end.max(0) as usize).min(input.len());
   let start = (start.max(0) as usize).min(end);
   let bytes = &input[start..end];
+  if left_to_v8(bytes) {
+    return js_string::decoded_by_v8(env, bytes);
+  }
   match transcode::decode(bytes, ReadFacts::default()) {
     Decoded::Ascii => js_string::from_callers_ascii(env, bytes),
     Decoded::Text(text) => js_string::from_converted(env, text, false, Maker::SyncCall),

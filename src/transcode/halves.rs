@@ -20,7 +20,7 @@
 use std::mem::MaybeUninit;
 use std::sync::mpsc;
 
-use super::simd;
+use super::{simd, starts_invalid};
 use crate::buffers::{self as pool, Reusable};
 use crate::limits::{
   EARLY_CHECK_BYTES, EXACT_TAIL_BYTES, LOSSY_PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES, SPLIT_READ_MIN_BYTES,
@@ -181,14 +181,6 @@ fn place_right_half<'a, T>(
   // caller's `both` re-raises that.
   let _ = hand_over.send(right_room);
   left_room
-}
-
-/// Whether the first `EARLY_CHECK_BYTES` of `bytes` hold an error (not just a
-/// character cut at their end). The count of a half's units is a pass over all
-/// of it, which text refused at its first error would waste.
-fn starts_invalid(bytes: &[u8]) -> bool {
-  let head = &bytes[..bytes.len().min(EARLY_CHECK_BYTES)];
-  matches!(simdutf8::compat::from_utf8(head), Err(e) if e.error_len().is_some())
 }
 
 /// Whether the first `EARLY_CHECK_BYTES` of `bytes` have no byte above 0xC3,
