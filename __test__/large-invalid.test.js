@@ -11,18 +11,14 @@ const { spawnSync } = require('node:child_process')
 
 const { readFileUtf8, decodeUtf8 } = require('..')
 const { scratch, assertSameAsFs } = require('./helpers')
+const { bigBuffer } = require('./cases')
 
 const MiB = 1 << 20
 const V8_FROM = 32 * MiB
 const EARLY = 64 * 1024
-const UNIT = Buffer.from('mixed é 中 😀 text\n')
-
+const UNIT = 'mixed é 中 😀 text\n'
 /** `size` bytes of UNIT repeated (a character may be cut at the end). */
-function text(size) {
-  const buf = Buffer.alloc(size)
-  for (let i = 0; i < size; i += UNIT.length) UNIT.copy(buf, i)
-  return buf
-}
+const text = (size) => bigBuffer(UNIT, size)
 
 /** Inputs of `size` bytes: invalid at the start, just before or only past the 64 KiB mark, or all through. */
 function* invalidCases(size) {
@@ -63,20 +59,22 @@ test('a loop of 64 MiB reads and decodes of invalid text peaks at most 1.25x fs\
   for (let i = 1000; i < bytes.length; i += 4099) bytes[i] = 0xff
   fs.writeFileSync(file, bytes)
   const root = JSON.stringify(path.join(__dirname, '..'))
-  const calls = {
-    ours: `api.readFileUtf8(${JSON.stringify(file)})`,
-    fs: `fs.readFileSync(${JSON.stringify(file)}, 'utf8')`,
-    'ours decode': 'api.decodeUtf8(buf)',
-    'Buffer#toString': "buf.toString('utf8')",
+  // Each loop: what it decodes from (the file's bytes, for the decoders) and its call.
+  const theBytes = `fs.readFileSync(${JSON.stringify(file)})`
+  const loops = {
+    ours: ['null', `api.readFileUtf8(${JSON.stringify(file)})`],
+    fs: ['null', `fs.readFileSync(${JSON.stringify(file)}, 'utf8')`],
+    'ours decode': [theBytes, 'api.decodeUtf8(buf)'],
+    'Buffer#toString': [theBytes, "buf.toString('utf8')"],
   }
   const peak = {}
   const lengths = new Set()
-  for (const [who, call] of Object.entries(calls)) {
+  for (const [who, [input, call]] of Object.entries(loops)) {
     // A fresh process each, so that the peak is this loop's alone.
     const script = `
       const fs = require('node:fs')
       const api = require(${root})
-      const buf = ${who.includes('decode') || who.includes('toString') ? `fs.readFileSync(${JSON.stringify(file)})` : 'null'}
+      const buf = ${input}
       let length = 0
       for (let i = 0; i < 6; i++) length += ${call}.length
       process.stdout.write(JSON.stringify({ length, maxRssKiB: process.resourceUsage().maxRSS }))`

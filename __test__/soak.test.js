@@ -49,6 +49,8 @@ test("a kMaxLength-byte file: fs's ERR_STRING_TOO_LONG, at most one copy of the 
 test("memory given back: after the same work and 1 s idle, RSS within 32 MiB of fs's (sync, async, decodeUtf8); async peak at concurrency 64 at most fs.promises'; sync peak of invalid text, whose strings are copies, at most 1.25x fs's", () => {
   // The async peak is compared where the issue sets it, 64 reads in flight: with
   // a few reads at low concurrency both peaks are within noise of each other.
+  // soak.js judges the peaks (invalid text's against COPIED_PEAK_RATIO) and
+  // soak() asserts that it found no problem.
   const r = soak(
     'giveback',
     ...['--giveback-sizes', '4', '--giveback-classes', 'ascii,cjk,invalid', '--giveback-reads', '24'],
@@ -61,6 +63,5 @@ test("memory given back: after the same work and 1 s idle, RSS within 32 MiB of 
   for (const { work, ours, fs } of r.rows) {
     assert.equal(ours.chars, fs.chars)
     assert.ok(ours.idleRssMiB <= fs.idleRssMiB + 32 && ours.peakRssMiB > 0, `${JSON.stringify({ ours, fs })}`)
-    if (work === 'sync:4:invalid') assert.ok(ours.peakRssMiB <= fs.peakRssMiB * 1.25, `${work}: ${JSON.stringify({ ours, fs })}`)
   }
 })
