@@ -6,6 +6,7 @@
 const fs = require('node:fs')
 
 const native = require('./lib/native')
+const { noteHeap } = require('./lib/heap')
 const { readFileUtf8Async, readFile, promisesReadFile } = require('./lib/async')
 const { decodeUtf8 } = require('./lib/decode')
 const { readFilesUtf8, readFilesUtf8Async } = require('./lib/batch')
@@ -23,6 +24,7 @@ const fsReadFileSync = fs.readFileSync
 function readNative(path, flags) {
   const arg = nativeArgument(path)
   if (arg === DELEGATE) return DELEGATE
+  noteHeap()
   let result
   if (typeof arg === 'string') result = native.readPath(arg, flags)
   else if (typeof arg === 'number') result = native.readFd(arg)

@@ -20,7 +20,7 @@ const { saveRun } = require('./results-file')
  * report another one already contains, left out of `all`.
  */
 const SUITES = {
-  read: { script: 'matrix.js', about: "readFileUtf8 vs fs.readFileSync(p, 'utf8'): median, mean, sustained and batched speed-ups" },
+  read: { script: 'matrix.js', about: "readFileUtf8 vs fs.readFileSync(p, 'utf8'): median, mean, sustained, batched and loaded-heap speed-ups" },
   memory: { script: 'memory.js', about: 'peak and idle RSS of loops of reads (sync and async), each reader in a fresh process' },
   sustained: { script: 'matrix.js', args: ['--views', 'sustained'], partOf: 'read', about: "the read matrix's plain loops alone" },
   async: { script: 'async.js', about: '64 concurrent readFileUtf8Async vs fs.promises.readFile, with event-loop delay' },
@@ -47,7 +47,7 @@ Every other option goes to each suite run. Every suite takes:
   --quick            fewer sizes and shorter timings (the default run in about a minute)
   --content <list>   content classes: ascii, latin1, utf8_mixed, cjk, invalid (default: all)
   --size <list>      sizes, e.g. 64B,16KiB,4MiB (each suite has its defaults)
-and its own, listed at the head of its script (e.g. read: --views median,sustained,batched,
+and its own, listed at the head of its script (e.g. read: --views median,sustained,batched,loaded,
 --time ms, --loop-ms ms, --batch-ms ms; memory: --loop-mib n, --idle-ms ms, --async-reads n).
 `
 

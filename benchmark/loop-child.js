@@ -4,9 +4,11 @@
 // fresh memory are paid inside the loop. Run by matrix.js and memory.js:
 //
 //   node [--expose-gc] benchmark/loop-child.js <ours|fs> <file> [--ms N] [--min-calls N]
-//        [--calls N] [--async --concurrency N] [--idle-ms N]
+//        [--calls N] [--async --concurrency N] [--idle-ms N] [--heap-mib N]
 //
 // The loop runs for --ms and at least --min-calls calls, or exactly --calls calls.
+// --heap-mib: first fill the heap with about N MiB of small live objects, as a
+// compiler's or bundler's heap is filled, so that every full GC marks them.
 //
 // Prints one JSON line: { nsPerCall, calls, peakRss, idleRss } (bytes; idleRss:
 // RSS after gc() and --idle-ms of idleness, when --idle-ms is given).
@@ -24,6 +26,7 @@ const { values, positionals } = parseArgs({
     async: { type: 'boolean', default: false },
     concurrency: { type: 'string', default: '64' },
     'idle-ms': { type: 'string' },
+    'heap-mib': { type: 'string', default: '0' },
   },
 })
 const [name, file] = positionals
@@ -60,7 +63,15 @@ async function asyncLoop(read, loopMs, min, concurrency) {
   return { nsPerCall: Number(process.hrtime.bigint() - t0) / calls, calls }
 }
 
+/** About `mib` MiB of small objects that point at each other, kept alive by the caller. */
+function liveHeap(mib) {
+  const objects = new Array(Math.round((mib * 2 ** 20) / 48))
+  for (let i = 0; i < objects.length; i++) objects[i] = { index: i, previous: objects[i - 1] ?? null }
+  return objects
+}
+
 async function main() {
+  const kept = liveHeap(Number(values['heap-mib']))
   const readers = values.async ? ASYNC_READERS : SYNC_READERS
   if (!readers[name] || !file) throw new Error(`usage: loop-child.js <${Object.keys(readers).join('|')}> <file> [options]`)
   const read = readers[name](file)
@@ -73,6 +84,7 @@ async function main() {
     result = syncLoop(read, ms, minCalls, warm ? Math.max(1, Math.floor(1e5 / warm.nsPerCall)) : 1)
   }
   result.peakRss = process.resourceUsage().maxRSS * 1024
+  result.liveObjects = kept.length
   if (values['idle-ms'] !== undefined) {
     if (typeof gc !== 'function') throw new Error('--idle-ms needs node --expose-gc')
     gc()

@@ -8,10 +8,13 @@
 //              total time / calls, with GC and fresh memory paid in the loop
 //   batched    batches of back-to-back calls, the two readers taking turns in
 //              one heap, no gc() of ours
+//   loaded     the sustained loop in a process whose heap holds LOADED_HEAP_MIB
+//              of live objects, as a compiler's or bundler's does: there every
+//              full GC, which external strings bring on, marks them all
 // The raw fs.readFileSync(p) (the bytes alone) is timed beside them in mitata's view.
 //
 //   node benchmark/matrix.js [--quick] [--content a,b] [--size 64B,4MiB]
-//        [--views median,sustained,batched] [--time ms] [--rounds n]
+//        [--views median,sustained,batched,loaded] [--time ms] [--rounds n]
 //        [--loop-ms ms] [--loop-rounds n] [--batch-ms ms]
 //
 // Progress goes to stderr, the Markdown report to stdout.
@@ -23,7 +26,9 @@ const { suiteOptions, parseList, usageExit } = require('./options')
 const { SYNC_READERS } = require('./readers')
 const { measureCell, timeBatches, inChildren, median, SAMPLING, hasGc } = require('./timing')
 
-const VIEWS = ['median', 'sustained', 'batched']
+const VIEWS = ['median', 'sustained', 'batched', 'loaded']
+/** The live heap of the loaded view: a mid-sized tool's. */
+const LOADED_HEAP_MIB = 256
 const opts = suiteOptions(
   'matrix.js',
   {
@@ -80,10 +85,11 @@ async function measure(file) {
     const calls = Math.max(1, Math.round((BATCH_MS * 1e6) / fsCallNs))
     cell.batched = timeBatches(readers, { calls, budgetMs: settings.batchMs })
   }
-  if (views.includes('sustained')) {
-    const args = (name) => [path.join(__dirname, 'loop-child.js'), name, file, '--ms', String(settings.loopMs)]
+  for (const [view, heapMib] of [['sustained', 0], ['loaded', LOADED_HEAP_MIB]]) {
+    if (!views.includes(view)) continue
+    const args = (name) => [path.join(__dirname, 'loop-child.js'), name, file, '--ms', String(settings.loopMs), '--heap-mib', String(heapMib)]
     const runs = inChildren(['ours', 'fs'], settings.loopRounds, args)
-    cell.sustained = { ours: median(runs.ours.map((r) => r.nsPerCall)), fs: median(runs.fs.map((r) => r.nsPerCall)) }
+    cell[view] = { ours: median(runs.ours.map((r) => r.nsPerCall)), fs: median(runs.fs.map((r) => r.nsPerCall)) }
   }
   return cell
 }
@@ -108,7 +114,8 @@ function report(cells) {
     `Views: ${shownViews.join(', ')}. median and mean: ${settings.budgetMs} ms per reader per cell in ${settings.rounds} interleaved rounds, ` +
       `a gc() before each loop${hasGc ? '' : ' (no gc() available)'}; ${SAMPLING}. ` +
       `sustained: ${settings.loopRounds} round(s) of a ${settings.loopMs} ms plain loop per reader, each in a fresh process; median of the rounds. ` +
-      `batched: batches of ~${BATCH_MS} ms of fs's calls, the readers taking turns in one process for ${settings.batchMs} ms each; median batch.`,
+      `batched: batches of ~${BATCH_MS} ms of fs's calls, the readers taking turns in one process for ${settings.batchMs} ms each; median batch. ` +
+      `loaded: the sustained loop in a process holding ~${LOADED_HEAP_MIB} MiB of live objects.`,
   ]
   if (shownViews.length > 1) {
     out.push('', `Lowest of the views (${shownViews.join(', ')}):`, '')
@@ -125,6 +132,7 @@ function report(cells) {
   }
   if (views.includes('sustained')) columns.push(['ours sustained', 'r'], ['fs sustained', 'r'])
   if (views.includes('batched')) columns.push(['ours batched', 'r'], ['fs batched', 'r'])
+  if (views.includes('loaded')) columns.push(['ours loaded', 'r'], ['fs loaded', 'r'])
   const spread = (s) => `${fmtTime(s.p75)}–${fmtTime(s.p99)}`
   for (const content of opts.contents) {
     const rows = opts.sizes.map((size) => {
@@ -136,6 +144,7 @@ function report(cells) {
       }
       if (cell.sustained) row.push(fmtTime(cell.sustained.ours), fmtTime(cell.sustained.fs))
       if (cell.batched) row.push(fmtTime(cell.batched.ours), fmtTime(cell.batched.fs))
+      if (cell.loaded) row.push(fmtTime(cell.loaded.ours), fmtTime(cell.loaded.fs))
       return row
     })
     out.push(`${content}: ${CONTENTS[content]}`, '', table(columns, rows), '')

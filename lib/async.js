@@ -9,6 +9,7 @@ const EventEmitter = require('node:events')
 const { promisify } = require('node:util')
 
 const native = require('./native')
+const { noteHeap } = require('./heap')
 const { failure, FS_ANSWERS, STRING_TOO_LONG } = require('./errors')
 const { DELEGATE, isUtf8, requestedEncoding, readerFlags, utf8Request, asUtf8Options } = require('./options')
 const { nativeArgument, pathForError, hasNul } = require('./paths')
@@ -67,6 +68,7 @@ function onAbort(signal, stop) {
 function startNative(arg, flags, signal) {
   const listens = typeof signal?.addEventListener === 'function'
   const cancel = listens ? new native.ReadCancel() : undefined
+  noteHeap()
   let reading
   if (typeof arg === 'string') reading = native.readPathAsync(arg, flags, cancel)
   else if (typeof arg === 'number') reading = native.readFdAsync(arg, cancel)

@@ -8,6 +8,7 @@ const os = require('node:os')
 const { inspect } = require('node:util')
 
 const native = require('./native')
+const { noteHeap } = require('./heap')
 const { failure, FS_ANSWERS } = require('./errors')
 const { abortError, asyncFailure } = require('./async')
 const { DELEGATE, isUtf8, openFlags } = require('./options')
@@ -177,6 +178,7 @@ function readFilesUtf8(paths, options) {
     out = allHere(paths.length)
   } else {
     settleSoon()
+    noteHeap(true)
     out = native.readFiles(args, o.flags, o.concurrency, !o.returnErrors)
   }
   const perFile = { encoding: 'utf8', flag: o.flag }
@@ -216,6 +218,7 @@ function nativeBatch(args, o) {
         finish(err)
       }
     }
+    noteHeap(true)
     handle = native.readFilesStart(args, o.flags, o.concurrency, !o.returnErrors, onReady)
     o.signal?.addEventListener('abort', onAbort, { once: true })
   })

@@ -5,6 +5,7 @@ const { isAnyArrayBuffer, isArrayBufferView, isUint8Array } = require('node:util
 const { Buffer, constants: bufferConstants } = require('node:buffer')
 
 const native = require('./native')
+const { noteHeap } = require('./heap')
 const { stringTooLong } = require('./errors')
 
 const { MAX_STRING_LENGTH } = bufferConstants
@@ -136,6 +137,7 @@ function decodeUtf8(input, start, end) {
   }
   if (!takesNative(bytes, start, end)) return nodeUtf8Slice(bytes, start, end)
   if (end - start > MAX_STRING_LENGTH) return tooLongForUs(bytes, start, end)
+  noteHeap()
   const result = whole ? native.decodeUtf8(bytes) : native.decodeUtf8(bytes, start, end)
   if (typeof result === 'string') return result
   throw stringTooLong()

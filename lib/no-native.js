@@ -19,6 +19,8 @@ module.exports = {
   },
   decodeUtf8: (bytes, start, end) =>
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end),
+  heapCheckEvery: 2 ** 30,
+  noteHeapBytes: () => {},
   engine: () => 'fs',
   reader: () => 'fs',
 }

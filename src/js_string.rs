@@ -8,6 +8,7 @@
 //! tells V8's GC of its bytes. Large text invalid from its start is left to
 //! V8's own decoder (`decoded_by_v8`), as fs leaves it.
 
+use std::cell::Cell;
 use std::ffi::c_void;
 use std::ptr;
 use std::sync::OnceLock;
@@ -32,6 +33,18 @@ fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
   })
 }
 
+thread_local! {
+  /// The size of this JS thread's heap, as its JS layer last told it
+  /// (`note_heap_bytes`); every string is made on a JS thread, and each has
+  /// its own heap (the main thread's, or a Worker's).
+  static HEAP_BYTES: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Notes the size of the calling JS thread's heap (lib/heap.js).
+pub(crate) fn note_heap_bytes(bytes: usize) {
+  HEAP_BYTES.with(|heap| heap.set(bytes));
+}
+
 /// Whose string data it is.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Held {
@@ -48,14 +61,18 @@ pub(crate) enum Maker {
   /// decodeUtf8): see `from_converted`.
   SyncCall,
   /// The JS-thread end of work done on other threads (async reads,
-  /// batches), where making a large string must stay O(1).
+  /// batches), where making a large string stays O(1) while the heap is small.
   AfterWork,
 }
 
 /// The one copy-or-external decision: whether `bytes` bytes of string data of
-/// `unit_bytes`-wide code units, held as `held`, become an external string.
+/// `unit_bytes`-wide code units, held as `held`, become an external string
+/// (never in a large heap, see `ExternalFrom::heap_below`).
 fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held) -> bool {
   let from = external_from(env);
+  if HEAP_BYTES.with(Cell::get) >= from.heap_below {
+    return false;
+  }
   match (unit_bytes, held) {
     (1, Held::Ours) => bytes >= from.one_byte,
     (1, Held::Callers) => bytes >= from.one_byte.max(BORROWED_ASCII_COPY_BELOW),

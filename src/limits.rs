@@ -83,6 +83,11 @@ pub(crate) struct ExternalFrom {
   pub(crate) one_byte: usize,
   /// Two-byte data (transcoded UTF-16).
   pub(crate) two_byte: usize,
+  /// ...and only while the JS heap holds fewer bytes than this outside its
+  /// young generation: only a full GC frees an external string, V8 starts one
+  /// for every 64 MiB of them, and its pause grows with the heap it marks,
+  /// while a copy dies in a scavenge.
+  pub(crate) heap_below: usize,
 }
 
 /// Node 20–24: copies into V8's heap are slow enough that external strings win
@@ -90,6 +95,7 @@ pub(crate) struct ExternalFrom {
 pub(crate) const EXTERNAL_FROM_BEFORE_26: ExternalFrom = ExternalFrom {
   one_byte: 64 << 10,
   two_byte: 64 << 10,
+  heap_below: 64 << 20,
 };
 
 /// Node 26 copies one-byte strings much faster: copies win up to the size
@@ -98,7 +104,13 @@ pub(crate) const EXTERNAL_FROM_BEFORE_26: ExternalFrom = ExternalFrom {
 pub(crate) const EXTERNAL_FROM_26: ExternalFrom = ExternalFrom {
   one_byte: 512 << 10,
   two_byte: 128 << 10,
+  heap_below: 16 << 20,
 };
+
+/// The JS layer tells the addon the heap's size once per this many calls
+/// (lib/heap.js): asking V8 costs about a small file's read, and a heap grows
+/// slowly next to a loop of reads.
+pub const HEAP_CHECK_EVERY: u32 = 64;
 
 /// From this many bytes on, text that a sync call finds invalid at its start
 /// is left to V8's own UTF-8 decoder, fed the bytes as fs feeds it: our UTF-16

@@ -6,7 +6,8 @@
 //! - `readPath` (string path), `decodeUtf8` (and the bench build's
 //!   `readPathLength`): plain Node-API callbacks (`raw`), for the lowest fixed
 //!   cost per call;
-//! - `readPathBytes` (Buffer path), `readFd`, `engine`, `reader`: `#[napi]`
+//! - `readPathBytes` (Buffer path), `readFd`, `engine`, `reader`,
+//!   `noteHeapBytes` (with `heapCheckEvery`, for lib/heap.js): `#[napi]`
 //!   functions below;
 //! - `readPathAsync`, `readPathBytesAsync`, `readFdAsync`: tasks on libuv's
 //!   thread pool (`tasks`);
@@ -23,7 +24,7 @@ use napi::bindgen_prelude::{Object, Uint8Array};
 use napi::{sys, Env};
 use napi_derive::napi;
 
-use crate::js_string::{Maker, Reply};
+use crate::js_string::{self, Maker, Reply};
 use crate::{pipeline, read, transcode};
 
 /// Reads the file at `path` given as raw bytes (a Buffer path) opened with
@@ -41,6 +42,17 @@ pub fn read_path_bytes(env: Env, path: Uint8Array, flags: i32) -> Reply {
 #[napi(js_name = "readFd", catch_unwind, ts_return_type = "string | number")]
 pub fn read_fd(env: Env, fd: i32) -> Reply {
   pipeline::read_to_string(env.raw(), |buf| read::read_fd_into(fd, buf), Maker::SyncCall)
+}
+
+/// How many calls lib/heap.js lets pass between two `noteHeapBytes`.
+#[napi(js_name = "heapCheckEvery")]
+pub const HEAP_CHECK_EVERY: u32 = crate::limits::HEAP_CHECK_EVERY;
+
+/// What the calling thread's JS heap holds outside its young generation, which decides
+/// whether large strings may be external (see `limits::ExternalFrom`).
+#[napi(js_name = "noteHeapBytes")]
+pub fn note_heap_bytes(bytes: f64) {
+  js_string::note_heap_bytes(bytes as usize);
 }
 
 /// Which UTF-8 engine this process uses ("simdutf" or "fallback").

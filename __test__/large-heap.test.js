@@ -1,0 +1,109 @@
+'use strict'
+// A process whose heap is full of live objects, as a compiler's or bundler's
+// is: every full GC must mark them all. External strings are freed only by
+// full GCs, which V8 starts for every 64 MiB of them, so there large strings
+// must be copies, and a loop of reads must bring on no more full GCs than
+// reading nothing does. And every string is still fs's.
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+
+const { scratch } = require('./helpers')
+const { BASES, bigBuffer } = require('./cases')
+
+/** Live objects the child holds: above every Node's heap_below in src/limits.rs. */
+const LIVE_HEAP_MIB = 160
+/** Bytes each child reads in its loop: that of several full GCs' worth of external strings. */
+const LOOP_MIB = 512
+
+/** Runs `body` in a fresh Node after filling its heap; returns its JSON output and its full GCs. */
+function inLargeHeap(body) {
+  const script = `
+    const fs = require('node:fs')
+    const lib = require(${JSON.stringify(path.join(__dirname, '..'))})
+    const objects = new Array(Math.round((${LIVE_HEAP_MIB} * 2 ** 20) / 48))
+    for (let i = 0; i < objects.length; i++) objects[i] = { index: i, previous: objects[i - 1] ?? null }
+    console.log('--- filled')
+    ;(async () => {
+      const out = await (async () => { ${body} })()
+      console.log('--- result ' + JSON.stringify({ out, live: objects.length }))
+    })()`
+  const r = spawnSync(process.execPath, ['--trace-gc', '-e', script], { encoding: 'utf8', maxBuffer: 64 << 20 })
+  assert.equal(r.status, 0, r.stderr)
+  const after = r.stdout.split('--- filled\n')[1]
+  assert.ok(after !== undefined, r.stdout.slice(-2000))
+  const fullGcs = after.split('\n').filter((line) => /Mark-Compact|Mark-sweep/.test(line)).length
+  const result = JSON.parse(after.split('--- result ')[1].split('\n')[0])
+  return { ...result.out, fullGcs }
+}
+
+test('in a large heap, every API gives fs\'s string for large text of every class', () => {
+  const files = {}
+  for (const [kind, base] of Object.entries(BASES)) {
+    for (const size of [(64 << 10) + 1, (1 << 20) + 3]) {
+      const file = scratch(`large-heap-${kind}-${size}.txt`)
+      fs.writeFileSync(file, bigBuffer(base, size))
+      files[`${kind} ${size}`] = file
+    }
+  }
+  const invalid = scratch('large-heap-invalid.txt')
+  const bytes = bigBuffer(BASES.utf8_mixed, 1 << 20)
+  for (let i = 0; i < bytes.length; i += 4099) bytes[i] = 0xff
+  fs.writeFileSync(invalid, bytes)
+  files['invalid 1 MiB'] = invalid
+
+  const { mismatches, checked } = inLargeHeap(`
+    const files = ${JSON.stringify(files)}
+    const mismatches = []
+    let checked = 0
+    const same = (label, got, want) => { checked++; if (got !== want) mismatches.push(label) }
+    const list = Object.values(files)
+    const batch = lib.readFilesUtf8(list)
+    const batchAsync = await lib.readFilesUtf8Async(list)
+    for (const [i, [label, file]] of Object.entries(files).entries()) {
+      const want = fs.readFileSync(file, 'utf8')
+      same(label + ' readFileUtf8', lib.readFileUtf8(file), want)
+      same(label + ' readFileUtf8Async', await lib.readFileUtf8Async(file), want)
+      same(label + ' readFilesUtf8', batch[i], want)
+      same(label + ' readFilesUtf8Async', batchAsync[i], want)
+      same(label + ' decodeUtf8', lib.decodeUtf8(fs.readFileSync(file)), want)
+    }
+    return { mismatches, checked }`)
+  assert.deepEqual(mismatches, [])
+  assert.equal(checked, Object.keys(files).length * 5)
+})
+
+test(`in a large heap, a loop of ${LOOP_MIB} MiB of reads brings on no more full GCs than reading nothing`, (t) => {
+  const files = {
+    ascii: Buffer.alloc(1 << 20, 'a'),
+    latin1: bigBuffer(BASES.latin1, 1 << 20),
+    utf16: bigBuffer(BASES.utf8_mixed, 1 << 20),
+  }
+  for (const [kind, bytes] of Object.entries(files)) {
+    const file = scratch(`large-heap-loop-${kind}.txt`)
+    fs.writeFileSync(file, bytes)
+    const idle = inLargeHeap('return { chars: 0 }')
+    const loop = (call) =>
+      inLargeHeap(`
+        let chars = 0
+        for (let i = 0; i < ${LOOP_MIB}; i++) chars += (await (${call})(${JSON.stringify(file)}, i)).length
+        return { chars }`)
+    const runs = {
+      readFileUtf8: loop('(file) => lib.readFileUtf8(file)'),
+      readFileUtf8Async: loop('(file) => lib.readFileUtf8Async(file)'),
+      decodeUtf8: loop('(file) => lib.decodeUtf8(fs.readFileSync(file))'),
+      // Batches of 64 files: 64 MiB alive at a time.
+      readFilesUtf8: loop('(file, i) => i % 64 ? "" : lib.readFilesUtf8(Array(64).fill(file)).join("")'),
+    }
+    const expected = fs.readFileSync(file, 'utf8').length * LOOP_MIB
+    const counts = Object.entries(runs).map(([name, run]) => `${name} ${run.fullGcs}`)
+    t.diagnostic(`${kind}: full GCs after filling the heap: none read ${idle.fullGcs}, ${counts.join(', ')}`)
+    for (const [name, run] of Object.entries(runs)) {
+      assert.equal(run.chars, expected, `${kind} ${name}: every string whole`)
+      // External strings would bring on one per 64 MiB: 8 here.
+      assert.ok(run.fullGcs <= idle.fullGcs + 1, `${kind} ${name}: ${run.fullGcs} full GCs, ${idle.fullGcs} with no reads`)
+    }
+  }
+})
