@@ -107,3 +107,26 @@ test(`in a large heap, a loop of ${LOOP_MIB} MiB of reads brings on no more full
     }
   }
 })
+
+test('the heap is measured once every few calls, not on every call', () => {
+  const v8 = require('node:v8')
+  const { readFileUtf8, decodeUtf8 } = require('..')
+  const file = scratch('large-heap-small.txt')
+  fs.writeFileSync(file, 'small\n')
+  const measure = v8.getHeapSpaceStatistics
+  let measured = 0
+  v8.getHeapSpaceStatistics = () => {
+    measured++
+    return measure()
+  }
+  try {
+    for (let i = 0; i < 1000; i++) {
+      assert.equal(readFileUtf8(file), 'small\n')
+      assert.equal(decodeUtf8(Buffer.from('small\n')), 'small\n')
+    }
+  } finally {
+    v8.getHeapSpaceStatistics = measure
+  }
+  // Asking V8 costs about as much as a small file's read.
+  assert.ok(measured >= 1 && measured <= 2000 / 16, `measured ${measured} times in 2000 calls`)
+})

@@ -16,8 +16,9 @@ const { saveRun } = require('./results-file')
 
 /**
  * Every suite, in the order `all` runs them: its script, arguments it always
- * gets, and one line of help. Register a new suite here. `partOf`: a suite whose
- * report another one already contains, left out of `all`.
+ * gets, and one line of help. Register a new suite here. Left out of `all`:
+ * `partOf`, a suite whose report another one already contains, and `fetches`,
+ * one that needs the npm registry.
  */
 const SUITES = {
   read: { script: 'matrix.js', about: "readFileUtf8 vs fs.readFileSync(p, 'utf8'): median, mean, sustained, batched and loaded-heap speed-ups" },
@@ -28,6 +29,7 @@ const SUITES = {
   register: { script: 'register.js', about: "require('typescript') with and without readfile-utf8/register" },
   floor: { script: 'floor.js', about: 'the read step and the string step alone, and the caps on the speed-up they set' },
   batch: { script: 'batch.js', about: 'readFilesUtf8(Async) over node_modules and a generated tree, against loops of fs and ours' },
+  bun: { script: 'bun.js', fetches: true, about: "readFileUtf8 in plain loops against fs.readFileSync(p, 'utf8') on this Node and on Bun" },
 }
 const DEFAULT_SUITES = ['read', 'memory']
 
@@ -36,7 +38,7 @@ const HELP = `Usage: npm run bench [-- options]    (or: node benchmark/bench.js 
 Runs benchmark suites with this Node, prints their reports, and writes the run
 at the top of ${RESULTS} (with the date, build, machine and Node).
 
-  --suite <list>     comma-separated, default ${DEFAULT_SUITES.join(',')}; 'all' runs every one but sustained:
+  --suite <list>     comma-separated, default ${DEFAULT_SUITES.join(',')}; 'all' runs every one but sustained and bun:
 ${Object.entries(SUITES)
   .map(([name, s]) => `                       ${name.padEnd(10)} ${s.about}`)
   .join('\n')}
@@ -48,7 +50,8 @@ Every other option goes to each suite run. Every suite takes:
   --content <list>   content classes: ascii, latin1, utf8_mixed, cjk, invalid (default: all)
   --size <list>      sizes, e.g. 64B,16KiB,4MiB (each suite has its defaults)
 and its own, listed at the head of its script (e.g. read: --views median,sustained,batched,loaded,
---time ms, --loop-ms ms, --batch-ms ms; memory: --loop-mib n, --idle-ms ms, --async-reads n).
+--time ms, --loop-ms ms, --batch-ms ms; memory: --loop-mib n, --idle-ms ms, --async-reads n;
+bun: --bun path, --loop-ms ms, --rounds n).
 `
 
 class UsageError extends Error {}
@@ -70,7 +73,7 @@ function parseCommandLine(argv) {
     }
   }
   if (options.suites.length === 0) options.suites = DEFAULT_SUITES
-  if (options.suites.includes('all')) options.suites = Object.keys(SUITES).filter((s) => !SUITES[s].partOf)
+  if (options.suites.includes('all')) options.suites = Object.keys(SUITES).filter((s) => !SUITES[s].partOf && !SUITES[s].fetches)
   for (const s of options.suites) {
     if (!SUITES[s]) throw new UsageError(`unknown suite '${s}' (known: ${Object.keys(SUITES).join(', ')}, all)`)
   }

@@ -24,11 +24,9 @@ const { CONTENTS, SIZES, ensureFixture } = require('./fixtures')
 const { KiB, MiB, sizeLabel, fmtTime, fmtRatio, table, matrix, duration } = require('./format')
 const { suiteOptions, parseList, usageExit } = require('./options')
 const { SYNC_READERS } = require('./readers')
-const { measureCell, timeBatches, inChildren, median, SAMPLING, hasGc } = require('./timing')
+const { measureCell, timeBatches, inChildren, median, SAMPLING, LOADED_HEAP_MIB, hasGc } = require('./timing')
 
 const VIEWS = ['median', 'sustained', 'batched', 'loaded']
-/** The live heap of the loaded view: a mid-sized tool's. */
-const LOADED_HEAP_MIB = 256
 const opts = suiteOptions(
   'matrix.js',
   {

@@ -148,4 +148,7 @@ function inChildren(names, rounds, argv, nodeArgs = []) {
   return outputs
 }
 
-module.exports = { measureCell, timeBatches, inChildren, quantile, median, SAMPLING, hasGc: Boolean(gc) }
+/** The live heap of the loops run "loaded" (loop-child.js --heap-mib): a mid-sized tool's. */
+const LOADED_HEAP_MIB = 256
+
+module.exports = { measureCell, timeBatches, inChildren, quantile, median, SAMPLING, LOADED_HEAP_MIB, hasGc: Boolean(gc) }

@@ -12,14 +12,13 @@ let untilCheck = 0
 /** Called before each native read or decode; `now`: whatever the count (a batch). */
 function noteHeap(now = false) {
   if (--untilCheck > 0 && !now) return
-  untilCheck = native.heapCheckEvery
   let bytes = 0
   // Young objects are left out: a scavenge frees them, and the copies a loop
   // of reads makes are among them.
   for (const space of v8.getHeapSpaceStatistics()) {
     if (!space.space_name.startsWith('new_')) bytes += space.space_used_size
   }
-  native.noteHeapBytes(bytes)
+  untilCheck = native.noteHeapBytes(bytes)
 }
 
 module.exports = { noteHeap }

@@ -19,8 +19,7 @@ module.exports = {
   },
   decodeUtf8: (bytes, start, end) =>
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end),
-  heapCheckEvery: 2 ** 30,
-  noteHeapBytes: () => {},
+  noteHeapBytes: () => 2 ** 30,
   engine: () => 'fs',
   reader: () => 'fs',
 }

@@ -110,7 +110,7 @@ pub(crate) const EXTERNAL_FROM_26: ExternalFrom = ExternalFrom {
 /// The JS layer tells the addon the heap's size once per this many calls
 /// (lib/heap.js): asking V8 costs about a small file's read, and a heap grows
 /// slowly next to a loop of reads.
-pub const HEAP_CHECK_EVERY: u32 = 64;
+pub(crate) const HEAP_CHECK_EVERY: u32 = 64;
 
 /// From this many bytes on, text that a sync call finds invalid at its start
 /// is left to V8's own UTF-8 decoder, fed the bytes as fs feeds it: our UTF-16

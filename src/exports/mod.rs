@@ -7,8 +7,7 @@
 //!   `readPathLength`): plain Node-API callbacks (`raw`), for the lowest fixed
 //!   cost per call;
 //! - `readPathBytes` (Buffer path), `readFd`, `engine`, `reader`,
-//!   `noteHeapBytes` (with `heapCheckEvery`, for lib/heap.js): `#[napi]`
-//!   functions below;
+//!   `noteHeapBytes` (for lib/heap.js): `#[napi]` functions below;
 //! - `readPathAsync`, `readPathBytesAsync`, `readFdAsync`: tasks on libuv's
 //!   thread pool (`tasks`);
 //! - `readFiles`, `readFilesStart`/`Take`/`Cancel`: many files read by several
@@ -44,15 +43,14 @@ pub fn read_fd(env: Env, fd: i32) -> Reply {
   pipeline::read_to_string(env.raw(), |buf| read::read_fd_into(fd, buf), Maker::SyncCall)
 }
 
-/// How many calls lib/heap.js lets pass between two `noteHeapBytes`.
-#[napi(js_name = "heapCheckEvery")]
-pub const HEAP_CHECK_EVERY: u32 = crate::limits::HEAP_CHECK_EVERY;
-
-/// What the calling thread's JS heap holds outside its young generation, which decides
-/// whether large strings may be external (see `limits::ExternalFrom`).
+/// Notes what the calling thread's JS heap holds outside its young generation,
+/// which decides whether large strings may be external (see
+/// `limits::ExternalFrom`); returns how many calls lib/heap.js lets pass
+/// before it tells again.
 #[napi(js_name = "noteHeapBytes")]
-pub fn note_heap_bytes(bytes: f64) {
+pub fn note_heap_bytes(bytes: f64) -> u32 {
   js_string::note_heap_bytes(bytes as usize);
+  crate::limits::HEAP_CHECK_EVERY
 }
 
 /// Which UTF-8 engine this process uses ("simdutf" or "fallback").

@@ -1,0 +1,84 @@
+'use strict'
+// readFileUtf8 on this Node against Bun's fs.readFileSync(p, 'utf8') and this
+// Node's, each in a plain loop in a fresh process (loop-child.js): with a small
+// heap, and with a heap holding LOADED_HEAP_MIB of live objects.
+//
+//   node benchmark/bun.js [--bun path] [--quick] [--content a,b] [--size 1MiB,4MiB]
+//        [--loop-ms ms] [--rounds n]
+//
+// Without --bun (or $BUN), Bun comes from the npm registry (scripts/get-bun.sh).
+const path = require('node:path')
+const { spawnSync, execFileSync } = require('node:child_process')
+
+const { ensureFixture } = require('./fixtures')
+const { MiB, sizeLabel, fmtTime, fmtRatio, table } = require('./format')
+const { suiteOptions } = require('./options')
+const { median, LOADED_HEAP_MIB } = require('./timing')
+
+const opts = suiteOptions(
+  'bun.js',
+  { bun: { type: 'string' }, 'loop-ms': { type: 'string' }, rounds: { type: 'string' } },
+  { sizes: [MiB, 4 * MiB], quickSizes: [MiB] },
+)
+const loopMs = opts.number('loop-ms', 250, 100)
+const rounds = Math.round(opts.number('rounds', 3, 1))
+
+function findBun() {
+  const given = opts.values.bun ?? process.env.BUN
+  if (given) return given
+  return execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'get-bun.sh')], { encoding: 'utf8' }).trim()
+}
+
+/** ns per call of each contender's loop over `file`, median of `rounds` fresh processes each. */
+function timeLoops(contenders, file, heapMib) {
+  const times = contenders.map(() => [])
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < contenders.length; i++) {
+      const k = (i + r) % contenders.length
+      const { runtime, reader } = contenders[k]
+      const args = [path.join(__dirname, 'loop-child.js'), reader, file, '--ms', String(loopMs), '--heap-mib', String(heapMib)]
+      const child = spawnSync(runtime, args, { encoding: 'utf8' })
+      if (child.status !== 0) throw new Error(`${runtime} ${args.join(' ')} failed (${child.status ?? child.signal}): ${child.stderr}`)
+      times[k].push(JSON.parse(child.stdout).nsPerCall)
+    }
+  }
+  return times.map(median)
+}
+
+function main() {
+  const bun = findBun()
+  const bunVersion = execFileSync(bun, ['--version'], { encoding: 'utf8' }).trim()
+  const contenders = [
+    { name: 'ours', runtime: process.execPath, reader: 'ours' },
+    { name: 'fs', runtime: process.execPath, reader: 'fs' },
+    { name: 'Bun', runtime: bun, reader: 'fs' },
+  ]
+  const out = [
+    `readFileUtf8 on Node ${process.version} against fs.readFileSync(p, 'utf8') on the same Node and on Bun ${bunVersion}: ` +
+      `a ${loopMs} ms plain loop per reader, each in a fresh process, median of ${rounds} round(s); ` +
+      `"loaded": the process first fills its heap with ~${LOADED_HEAP_MIB} MiB of live objects. ` +
+      'ours / Bun is our time over Bun\'s (under 1.00 is faster than Bun).',
+    '',
+  ]
+  const rows = []
+  for (const content of opts.contents) {
+    for (const size of opts.sizes) {
+      const { file } = ensureFixture(content, size)
+      const row = [content, sizeLabel(size)]
+      for (const heapMib of [0, LOADED_HEAP_MIB]) {
+        process.stderr.write(`bun: ${content} ${sizeLabel(size)}${heapMib ? ' loaded' : ''}\n`)
+        const [ours, fs, b] = timeLoops(contenders, file, heapMib)
+        row.push(fmtTime(ours), fmtTime(fs), fmtTime(b), (ours / b).toFixed(2), fmtRatio(fs / ours))
+      }
+      rows.push(row)
+    }
+  }
+  const columns = [['content', 'l'], ['size', 'l']]
+  for (const heap of ['', 'loaded ']) {
+    columns.push([`${heap}ours`, 'r'], [`${heap}fs`, 'r'], [`${heap}Bun`, 'r'], [`${heap}ours / Bun`, 'r'], [`${heap}fs / ours`, 'r'])
+  }
+  out.push(table(columns, rows))
+  process.stdout.write(out.join('\n') + '\n')
+}
+
+main()
