@@ -1,8 +1,8 @@
 'use strict'
-// Tells the addon how much its thread's JS heap holds outside the young
-// generation, once every few calls: large strings become external strings only
-// while that is small, since only a full GC frees them and the pause of one
-// grows with the heap it marks (src/limits.rs).
+// Tells the addon how much its thread's JS heap holds in small objects outside
+// the young generation, once every few calls: large strings become external
+// strings only while that is small, since only a full GC frees them and the
+// pause of one grows with the objects it marks (src/limits.rs).
 const v8 = require('node:v8')
 
 const native = require('./native')
@@ -13,10 +13,12 @@ let untilCheck = 0
 function noteHeap(now = false) {
   if (--untilCheck > 0 && !now) return
   let bytes = 0
-  // Young objects are left out: a scavenge frees them, and the copies a loop
-  // of reads makes are among them.
+  // Left out: young objects, which a scavenge frees (the copies a loop of
+  // reads makes are among them), and large objects, mostly strings and
+  // arrays of numbers, which a full GC marks at once however large they are.
   for (const space of v8.getHeapSpaceStatistics()) {
-    if (!space.space_name.startsWith('new_')) bytes += space.space_used_size
+    const name = space.space_name
+    if (!name.startsWith('new_') && !name.includes('large_object')) bytes += space.space_used_size
   }
   untilCheck = native.noteHeapBytes(bytes)
 }

@@ -83,10 +83,10 @@ pub(crate) struct ExternalFrom {
   pub(crate) one_byte: usize,
   /// Two-byte data (transcoded UTF-16).
   pub(crate) two_byte: usize,
-  /// ...and only while the JS heap holds fewer bytes than this outside its
-  /// young generation: only a full GC frees an external string, V8 starts one
-  /// for every 64 MiB of them, and its pause grows with the heap it marks,
-  /// while a copy dies in a scavenge.
+  /// ...and only while the JS heap holds fewer bytes than this in small
+  /// objects outside its young generation: only a full GC frees an external
+  /// string, V8 starts one for every 64 MiB of them, and its pause grows with
+  /// the objects it marks, while a copy dies in a scavenge.
   pub(crate) heap_below: usize,
 }
 

@@ -43,8 +43,8 @@ pub fn read_fd(env: Env, fd: i32) -> Reply {
   pipeline::read_to_string(env.raw(), |buf| read::read_fd_into(fd, buf), Maker::SyncCall)
 }
 
-/// Notes what the calling thread's JS heap holds outside its young generation,
-/// which decides whether large strings may be external (see
+/// Notes what the calling thread's JS heap holds in small objects outside its
+/// young generation, which decides whether large strings may be external (see
 /// `limits::ExternalFrom`); returns how many calls lib/heap.js lets pass
 /// before it tells again.
 #[napi(js_name = "noteHeapBytes")]
