@@ -104,7 +104,7 @@ pub(crate) const EXTERNAL_FROM_BEFORE_26: ExternalFrom = ExternalFrom {
 pub(crate) const EXTERNAL_FROM_26: ExternalFrom = ExternalFrom {
   one_byte: 512 << 10,
   two_byte: 128 << 10,
-  heap_below: 16 << 20,
+  heap_below: 48 << 20,
 };
 
 /// The JS layer tells the addon the heap's size once per this many calls
