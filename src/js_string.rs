@@ -34,13 +34,14 @@ fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
 }
 
 thread_local! {
-  /// The size of this JS thread's heap, as its JS layer last told it
-  /// (`note_heap_bytes`); every string is made on a JS thread, and each has
-  /// its own heap (the main thread's, or a Worker's).
+  /// What this JS thread's heap holds in small objects outside its young
+  /// generation, as its JS layer last told it (`note_heap_bytes`): every
+  /// string is made on a JS thread, and each has its own heap (the main
+  /// thread's, or a Worker's).
   static HEAP_BYTES: Cell<usize> = const { Cell::new(0) };
 }
 
-/// Notes the size of the calling JS thread's heap (lib/heap.js).
+/// Notes that figure for the calling JS thread (lib/heap.js).
 pub(crate) fn note_heap_bytes(bytes: usize) {
   HEAP_BYTES.with(|heap| heap.set(bytes));
 }
