@@ -8,12 +8,12 @@
 //
 // Without --bun (or $BUN), Bun comes from the npm registry (scripts/get-bun.sh).
 const path = require('node:path')
-const { spawnSync, execFileSync } = require('node:child_process')
+const { execFileSync } = require('node:child_process')
 
 const { ensureFixture } = require('./fixtures')
 const { MiB, sizeLabel, fmtTime, fmtRatio, table } = require('./format')
 const { suiteOptions } = require('./options')
-const { median, LOADED_HEAP_MIB } = require('./timing')
+const { inChildren, median, LOADED_HEAP_MIB } = require('./timing')
 
 const opts = suiteOptions(
   'bun.js',
@@ -31,18 +31,10 @@ function findBun() {
 
 /** ns per call of each contender's loop over `file`, median of `rounds` fresh processes each. */
 function timeLoops(contenders, file, heapMib) {
-  const times = contenders.map(() => [])
-  for (let r = 0; r < rounds; r++) {
-    for (let i = 0; i < contenders.length; i++) {
-      const k = (i + r) % contenders.length
-      const { runtime, reader } = contenders[k]
-      const args = [path.join(__dirname, 'loop-child.js'), reader, file, '--ms', String(loopMs), '--heap-mib', String(heapMib)]
-      const child = spawnSync(runtime, args, { encoding: 'utf8' })
-      if (child.status !== 0) throw new Error(`${runtime} ${args.join(' ')} failed (${child.status ?? child.signal}): ${child.stderr}`)
-      times[k].push(JSON.parse(child.stdout).nsPerCall)
-    }
-  }
-  return times.map(median)
+  const byName = Object.fromEntries(contenders.map((c) => [c.name, c]))
+  const argv = (name) => [path.join(__dirname, 'loop-child.js'), byName[name].reader, file, '--ms', String(loopMs), '--heap-mib', String(heapMib)]
+  const runs = inChildren(Object.keys(byName), rounds, argv, [], (name) => byName[name].runtime)
+  return contenders.map((c) => median(runs[c.name].map((r) => r.nsPerCall)))
 }
 
 function main() {

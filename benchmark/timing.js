@@ -130,18 +130,18 @@ function timeBatches(contenders, { calls, budgetMs, minRounds = 5 }) {
 }
 
 /**
- * Runs `node [nodeArgs] <argv(name)>` with this same Node for each name once
- * per round, the first name moving on by one each round; each child prints one
- * JSON value. Returns { [name]: [value per round] }.
+ * Runs `<runtime(name)> [nodeArgs] <argv(name)>` (this same Node unless told
+ * otherwise) for each name once per round, the first name moving on by one each
+ * round; each child prints one JSON value. Returns { [name]: [value per round] }.
  */
-function inChildren(names, rounds, argv, nodeArgs = []) {
+function inChildren(names, rounds, argv, nodeArgs = [], runtime = () => process.execPath) {
   const outputs = Object.fromEntries(names.map((n) => [n, []]))
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < names.length; i++) {
       const name = names[(i + r) % names.length]
       const args = [...nodeArgs, ...argv(name)]
-      const child = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 << 20 })
-      if (child.status !== 0) throw new Error(`node ${args.join(' ')} failed (${child.status ?? child.signal}): ${child.stderr}`)
+      const child = spawnSync(runtime(name), args, { encoding: 'utf8', maxBuffer: 64 << 20 })
+      if (child.status !== 0) throw new Error(`${runtime(name)} ${args.join(' ')} failed (${child.status ?? child.signal}): ${child.stderr}`)
       outputs[name].push(JSON.parse(child.stdout))
     }
   }

@@ -71,14 +71,12 @@ pub(crate) enum Maker {
 /// (never in a large heap, see `ExternalFrom::heap_below`).
 fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held) -> bool {
   let from = external_from(env);
-  if HEAP_BYTES.with(Cell::get) >= from.heap_below {
-    return false;
-  }
-  match (unit_bytes, held) {
+  let large = match (unit_bytes, held) {
     (1, Held::Ours) => bytes >= from.one_byte,
     (1, Held::Callers) => bytes >= from.one_byte.max(BORROWED_ASCII_COPY_BELOW),
     _ => bytes >= from.two_byte,
-  }
+  };
+  large && HEAP_BYTES.with(Cell::get) < from.heap_below
 }
 
 /// What a native read returns to JS: the string's code units, or a failure
