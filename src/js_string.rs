@@ -356,8 +356,12 @@ fn external<T: CodeUnit>(env: sys::napi_env, data: Vec<T>) -> Option<sys::napi_v
   None
 }
 
-fn external_bytes<T>(data: &Vec<T>) -> i64 {
-  (data.capacity() * std::mem::size_of::<T>()) as i64
+/// What V8 is told an external string holds: its code units, as it counts a
+/// string of its own. The buffer's spare room (sized for one unit per input
+/// byte) is mostly never written, and counting it would start full GCs several
+/// times as often for text of few units per byte (CJK) as fs's strings do.
+fn external_bytes<T>(data: &[T]) -> i64 {
+  std::mem::size_of_val(data) as i64
 }
 
 /// Runs when V8 collects the string, or at env teardown with a null env. Node 26
