@@ -28,8 +28,10 @@ pub(crate) const UNKNOWN_SIZE_CHUNK: usize = 1 << 20;
 
 /// Files from this size on are read as two halves by two threads (where the
 /// reader can), and their conversion is split the same way: each core then
-/// converts the half still in its own cache.
-pub(crate) const SPLIT_READ_MIN_BYTES: usize = 1 << 20;
+/// converts the half still in its own cache. Below it, waking the second
+/// thread, which shares its core with V8's GC threads, costs ASCII and
+/// Latin-1 text more than the split saves.
+pub(crate) const SPLIT_READ_MIN_BYTES: usize = 2 << 20;
 
 /// Files from this size on that are not split are read in chunks checked for
 /// ASCII while still in cache, which spares `classify` a pass over cold memory.
