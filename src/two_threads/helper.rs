@@ -2,7 +2,7 @@
 //! thread does not do itself (`super::both`).
 //!
 //! A thread started per call (stack mmap, clone, munmap) costs more than the
-//! split of a 1 MiB read saves; handing a task to a thread that waits for one
+//! split of a 2 MiB read saves; handing a task to a thread that waits for one
 //! costs far less.
 //!
 //! One helper serves one caller at a time; a second caller at the same moment
