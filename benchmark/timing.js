@@ -139,9 +139,9 @@ function inChildren(names, rounds, argv, nodeArgs = [], runtime = () => process.
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < names.length; i++) {
       const name = names[(i + r) % names.length]
-      const args = [...nodeArgs, ...argv(name)]
-      const child = spawnSync(runtime(name), args, { encoding: 'utf8', maxBuffer: 64 << 20 })
-      if (child.status !== 0) throw new Error(`${runtime(name)} ${args.join(' ')} failed (${child.status ?? child.signal}): ${child.stderr}`)
+      const [exe, args] = [runtime(name), [...nodeArgs, ...argv(name)]]
+      const child = spawnSync(exe, args, { encoding: 'utf8', maxBuffer: 64 << 20 })
+      if (child.status !== 0) throw new Error(`${exe} ${args.join(' ')} failed (${child.status ?? child.signal}): ${child.stderr}`)
       outputs[name].push(JSON.parse(child.stdout))
     }
   }
