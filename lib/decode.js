@@ -9,8 +9,6 @@ const { noteHeap } = require('./heap')
 const { stringTooLong } = require('./errors')
 
 const { MAX_STRING_LENGTH } = bufferConstants
-/** See decodeUtf8. */
-const NOTE_HEAP_BELOW = 16 << 20
 
 /**
  * Which decoder takes an input, by its length in bytes, per Node major line:
@@ -139,9 +137,7 @@ function decodeUtf8(input, start, end) {
   }
   if (!takesNative(bytes, start, end)) return nodeUtf8Slice(bytes, start, end)
   if (end - start > MAX_STRING_LENGTH) return tooLongForUs(bytes, start, end)
-  // Not for the largest inputs: measuring the heap before them took a loop of
-  // 64 MiB decodes on Node 24 to a higher peak (cause not found).
-  if (end - start < NOTE_HEAP_BELOW) noteHeap()
+  noteHeap()
   const result = whole ? native.decodeUtf8(bytes) : native.decodeUtf8(bytes, start, end)
   if (typeof result === 'string') return result
   throw stringTooLong()
