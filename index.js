@@ -57,6 +57,24 @@ function readFileSync(path, options) {
   return result === DELEGATE ? fsReadFileSync(path, options) : result
 }
 
+const MEMORY_MODES = ['fast', 'lean']
+
+/**
+ * Sets how the whole process's sync calls make strings: 'fast' (the default)
+ * or 'lean' (external only where fs's own are, so loops of reads peak as fs's).
+ * @param {'fast' | 'lean'} mode
+ * @returns {'fast' | 'lean'} the mode it replaces
+ */
+function setMemoryMode(mode) {
+  if (!MEMORY_MODES.includes(mode)) {
+    const shown = typeof mode === 'string' ? `'${mode}'` : String(mode)
+    const err = new TypeError(`The argument 'mode' must be 'fast' or 'lean'. Received ${shown}`)
+    err.code = 'ERR_INVALID_ARG_VALUE'
+    throw err
+  }
+  return native.setLeanStrings(mode === 'lean') ? 'lean' : 'fast'
+}
+
 module.exports = {
   readFileUtf8,
   readFileSync,
@@ -70,4 +88,5 @@ module.exports = {
   promises: { readFile: promisesReadFile },
   /** Which UTF-8 engine the addon uses in this process: 'simdutf' or 'fallback'. */
   engine: native.engine,
+  setMemoryMode,
 }

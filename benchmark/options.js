@@ -1,6 +1,7 @@
 'use strict'
-// The command line of a suite script. Every suite takes --quick, --content and
-// --size, so that bench.js can hand the same options to each suite it runs.
+// The command line of a suite script. Every suite takes --quick, --content,
+// --size and --memory-mode, so that bench.js can hand the same options to each
+// suite it runs.
 const { parseArgs } = require('node:util')
 
 const { CONTENTS } = require('./fixtures')
@@ -28,6 +29,7 @@ function suiteOptions(script, extra = {}, defaults = {}) {
         quick: { type: 'boolean', default: false },
         content: { type: 'string', multiple: true },
         size: { type: 'string', multiple: true },
+        'memory-mode': { type: 'string' },
         ...extra,
       },
       strict: true,
@@ -35,6 +37,12 @@ function suiteOptions(script, extra = {}, defaults = {}) {
     const contents = parseList(values.content)
     for (const c of contents) {
       if (!(c in CONTENTS)) throw new Error(`unknown content '${c}' (known: ${Object.keys(CONTENTS).join(', ')})`)
+    }
+    const mode = values['memory-mode']
+    if (mode !== undefined) {
+      if (mode !== 'fast' && mode !== 'lean') throw new Error(`--memory-mode is fast or lean, got '${mode}'`)
+      // readers.js reads it, in this process and in every child it starts.
+      process.env.READFILE_UTF8_BENCH_MEMORY_MODE = mode
     }
     const sizes = parseList(values.size).map(parseSize)
     const quick = values.quick

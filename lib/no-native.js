@@ -5,6 +5,7 @@
 const { FS_ANSWERS } = require('./errors')
 
 const forFs = () => FS_ANSWERS
+let lean = false
 const forFsAsync = async () => FS_ANSWERS
 
 module.exports = {
@@ -20,6 +21,11 @@ module.exports = {
   decodeUtf8: (bytes, start, end) =>
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end),
   noteHeapBytes: () => 2 ** 30,
+  setLeanStrings: (next) => {
+    const was = lean
+    lean = next
+    return was
+  },
   engine: () => 'fs',
   reader: () => 'fs',
 }

@@ -11,6 +11,7 @@
 use std::cell::Cell;
 use std::ffi::c_void;
 use std::ptr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use napi::bindgen_prelude::ToNapiValue;
@@ -46,6 +47,15 @@ pub(crate) fn note_heap_bytes(bytes: usize) {
   HEAP_BYTES.with(|heap| heap.set(bytes));
 }
 
+/// Whether the process is in the lean memory mode (see `ExternalFrom::lean_units`):
+/// one setting for every JS thread, as memory is the process's.
+static LEAN: AtomicBool = AtomicBool::new(false);
+
+/// Sets the memory mode (lean or not); returns whether it was lean.
+pub(crate) fn set_lean(lean: bool) -> bool {
+  LEAN.swap(lean, Ordering::Relaxed)
+}
+
 /// Whose string data it is.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Held {
@@ -67,11 +77,15 @@ pub(crate) enum Maker {
 }
 
 /// The one copy-or-external decision: whether `bytes` bytes of string data of
-/// `unit_bytes`-wide code units, held as `held`, become an external string
-/// (never in a large heap, see `ExternalFrom::heap_below`).
-fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held) -> bool {
+/// `unit_bytes`-wide code units, held as `held`, that `maker` makes become an
+/// external string (never in a large heap, see `ExternalFrom::heap_below`).
+/// In the lean mode a sync call's are external only where fs's would be: the
+/// peaks of loops of sync calls are what it is for, while async reads and
+/// batches peak lower with external strings than fs's copies do.
+fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held, maker: Maker) -> bool {
   let from = external_from(env);
   let large = match (unit_bytes, held) {
+    _ if maker == Maker::SyncCall && LEAN.load(Ordering::Relaxed) => bytes / unit_bytes >= from.lean_units,
     (1, Held::Ours) => bytes >= from.one_byte,
     (1, Held::Callers) => bytes >= from.one_byte.max(BORROWED_ASCII_COPY_BELOW),
     _ => bytes >= from.two_byte,
@@ -158,7 +172,7 @@ pub(crate) unsafe fn to_value_sparing(
 ) -> napi::Result<sys::napi_value> {
   let code = match outcome {
     Outcome::Failure(code) => code,
-    Outcome::Text(text) => match create_string(env, text, spent, true) {
+    Outcome::Text(text) => match create_string(env, text, spent, Some(Maker::AfterWork)) {
       Some(value) => return Ok(value),
       None => STRING_TOO_LONG,
     },
@@ -167,21 +181,21 @@ pub(crate) unsafe fn to_value_sparing(
   unsafe { i32::to_napi_value(env, code) }
 }
 
-/// Creates the JS string, copied unless `may_be_external`; `None` if V8
-/// refused it (too long). Every buffer is either dropped before returning or
+/// Creates the JS string, copied unless `maker` is given and `is_external`
+/// says so; `None` if V8 refused it (too long). Every buffer is either dropped before returning or
 /// owned by a registered finalizer.
 fn create_string(
   env: sys::napi_env,
   text: Text,
   spent: Option<&mut Vec<Text>>,
-  may_be_external: bool,
+  maker: Option<Maker>,
 ) -> Option<sys::napi_value> {
   if text.char_count() > MAX_STRING_LENGTH {
     return None; // `text` dropped here: nothing leaks.
   }
   match text {
-    Text::Latin1(data) => create(env, data, spent, may_be_external),
-    Text::Utf16(data) => create(env, data, spent, may_be_external),
+    Text::Latin1(data) => create(env, data, spent, maker),
+    Text::Utf16(data) => create(env, data, spent, maker),
   }
 }
 
@@ -192,10 +206,10 @@ fn create<T: CodeUnit>(
   env: sys::napi_env,
   data: Vec<T>,
   spent: Option<&mut Vec<Text>>,
-  may_be_external: bool,
+  maker: Option<Maker>,
 ) -> Option<sys::napi_value> {
   let unit_bytes = std::mem::size_of::<T>();
-  if may_be_external && is_external(env, data.len() * unit_bytes, unit_bytes, Held::Ours) {
+  if maker.is_some_and(|maker| is_external(env, data.len() * unit_bytes, unit_bytes, Held::Ours, maker)) {
     return external(env, data);
   }
   let value = copy(env, &data);
@@ -213,15 +227,15 @@ fn create<T: CodeUnit>(
 /// external string waits for a full GC: a loop of such reads peaks as fs's.
 pub(crate) fn from_converted(env: sys::napi_env, text: Text, replaced: bool, maker: Maker) -> Reply {
   let copied_anyway = maker == Maker::SyncCall && replaced;
-  made(create_string(env, text, None, !copied_anyway))
+  made(create_string(env, text, None, (!copied_anyway).then_some(maker)))
 }
 
 /// The string of ASCII bytes just read into `buf`: a large one takes the
 /// buffer itself as an external string's data (`buf` is left empty), a small
 /// one is copied into V8's heap and `buf` stays the caller's to reuse.
 pub(crate) fn from_read_ascii(env: sys::napi_env, buf: &mut Vec<u8>) -> Reply {
-  if is_external(env, buf.len(), 1, Held::Ours) {
-    return Reply::Outcome(Outcome::Text(Text::Latin1(std::mem::take(buf))));
+  if buf.len() <= MAX_STRING_LENGTH && is_external(env, buf.len(), 1, Held::Ours, Maker::SyncCall) {
+    return made(external(env, std::mem::take(buf)));
   }
   made(copy(env, buf.as_slice()))
 }
@@ -229,10 +243,10 @@ pub(crate) fn from_read_ascii(env: sys::napi_env, buf: &mut Vec<u8>) -> Reply {
 /// The string of ASCII bytes the caller keeps (decodeUtf8's input): copied
 /// into V8's heap, or into a buffer of ours that becomes an external string.
 pub(crate) fn from_callers_ascii(env: sys::napi_env, data: &[u8]) -> Reply {
-  if is_external(env, data.len(), 1, Held::Callers) {
+  if data.len() <= MAX_STRING_LENGTH && is_external(env, data.len(), 1, Held::Callers, Maker::SyncCall) {
     let mut own = buffers::take(data.len());
     own.extend_from_slice(data);
-    return Reply::Outcome(Outcome::Text(Text::Latin1(own)));
+    return made(external(env, own));
   }
   made(copy(env, data))
 }

@@ -90,6 +90,10 @@ pub(crate) struct ExternalFrom {
   /// string, V8 starts one for every 64 MiB of them, and its pause grows with
   /// the objects it marks, while a copy dies in a scavenge.
   pub(crate) heap_below: usize,
+  /// In the lean memory mode (`setMemoryMode('lean')`), strings of this many
+  /// code units or more are external, the rest copied: fs's own rule for this
+  /// Node, so that a loop of reads peaks where fs's does.
+  pub(crate) lean_units: usize,
 }
 
 /// Node 20–24: copies into V8's heap are slow enough that external strings win
@@ -98,6 +102,7 @@ pub(crate) const EXTERNAL_FROM_BEFORE_26: ExternalFrom = ExternalFrom {
   one_byte: 64 << 10,
   two_byte: 64 << 10,
   heap_below: 64 << 20,
+  lean_units: usize::MAX,
 };
 
 /// Node 26 copies one-byte strings much faster: copies win up to the size
@@ -107,6 +112,8 @@ pub(crate) const EXTERNAL_FROM_26: ExternalFrom = ExternalFrom {
   one_byte: 512 << 10,
   two_byte: 128 << 10,
   heap_below: 48 << 20,
+  // Node's EXTERN_APEX (src/string_bytes.cc).
+  lean_units: 0xFBEE9,
 };
 
 /// The JS layer tells the addon the heap's size once per this many calls

@@ -7,7 +7,7 @@
 //!   `readPathLength`): plain Node-API callbacks (`raw`), for the lowest fixed
 //!   cost per call;
 //! - `readPathBytes` (Buffer path), `readFd`, `engine`, `reader`,
-//!   `noteHeapBytes` (for lib/heap.js): `#[napi]` functions below;
+//!   `noteHeapBytes` (for lib/heap.js), `setLeanStrings`: `#[napi]` functions below;
 //! - `readPathAsync`, `readPathBytesAsync`, `readFdAsync`: tasks on libuv's
 //!   thread pool (`tasks`);
 //! - `readFiles`, `readFilesStart`/`Take`/`Cancel`: many files read by several
@@ -51,6 +51,13 @@ pub fn read_fd(env: Env, fd: i32) -> Reply {
 pub fn note_heap_bytes(bytes: f64) -> u32 {
   js_string::note_heap_bytes(bytes as usize);
   crate::limits::HEAP_CHECK_EVERY
+}
+
+/// Sets the process's memory mode: `lean` makes strings external only where
+/// fs's are (see `limits::ExternalFrom::lean_units`). Returns whether it was lean.
+#[napi(js_name = "setLeanStrings")]
+pub fn set_lean_strings(lean: bool) -> bool {
+  js_string::set_lean(lean)
 }
 
 /// Which UTF-8 engine this process uses ("simdutf" or "fallback").

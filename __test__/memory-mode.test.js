@@ -1,0 +1,157 @@
+'use strict'
+// setMemoryMode: its argument, its reach (the whole process), fs's strings in
+// both modes from every API at the sizes where a string's making changes, and
+// the peak the lean mode promises: a loop of reads peaks where fs's does.
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+const { Worker } = require('node:worker_threads')
+
+const api = require('..')
+const { scratch } = require('./helpers')
+
+// Node 26 makes strings of this many characters or more external (EXTERN_APEX).
+const FS_EXTERNAL_UNITS = 0xfbee9
+
+test('setMemoryMode takes \'fast\' or \'lean\', returns the mode it replaces, and throws fs\'s TypeError for anything else', () => {
+  assert.equal(api.setMemoryMode('fast'), 'fast')
+  assert.equal(api.setMemoryMode('lean'), 'fast')
+  assert.equal(api.setMemoryMode('lean'), 'lean')
+  assert.equal(api.setMemoryMode('fast'), 'lean')
+  for (const bad of [undefined, null, 'Lean', 'FAST', '', 1, true, {}, ['lean']]) {
+    assert.throws(
+      () => api.setMemoryMode(bad),
+      (err) => err instanceof TypeError && err.code === 'ERR_INVALID_ARG_VALUE' && /'mode' must be 'fast' or 'lean'/.test(err.message),
+      String(bad),
+    )
+  }
+  assert.equal(api.setMemoryMode('fast'), 'fast', 'a refused mode changes nothing')
+})
+
+test('the mode is the whole process\'s: a Worker sees the main thread\'s, and the main thread sees the Worker\'s', async () => {
+  api.setMemoryMode('lean')
+  const worker = new Worker(
+    `const { parentPort } = require('node:worker_threads')
+     parentPort.postMessage(require(${JSON.stringify(path.join(__dirname, '..'))}).setMemoryMode('fast'))`,
+    { eval: true },
+  )
+  const [seen] = await Promise.all([new Promise((resolve, reject) => worker.on('message', resolve).on('error', reject)), new Promise((resolve) => worker.on('exit', resolve))])
+  assert.equal(seen, 'lean')
+  assert.equal(api.setMemoryMode('fast'), 'fast')
+})
+
+/** Files whose strings are just below and at each size where our making or fs's changes. */
+function thresholdFiles() {
+  const files = []
+  const add = (name, bytes) => {
+    const file = scratch(`memory-mode-${name}.txt`)
+    fs.writeFileSync(file, bytes)
+    files.push(file)
+  }
+  for (const units of [(64 << 10) - 1, 64 << 10, 128 << 10, 512 << 10, FS_EXTERNAL_UNITS - 1, FS_EXTERNAL_UNITS]) {
+    add(`ascii-${units}`, Buffer.alloc(units, 'a'))
+    // 'é' is one Latin-1 unit from two bytes; '中' one UTF-16 unit from three.
+    add(`latin1-${units}`, Buffer.from('é'.repeat(units)))
+    add(`utf16-${units}`, Buffer.from('中'.repeat(units - 1) + 'x'))
+    add(`invalid-${units}`, Buffer.concat([Buffer.from('é'.repeat(units - 2)), Buffer.from([0xff, 0x41])]))
+  }
+  return files
+}
+
+test('in both modes every API gives fs\'s string at the sizes where the making of a string changes', async () => {
+  const files = thresholdFiles()
+  const expected = files.map((file) => fs.readFileSync(file, 'utf8'))
+  for (const mode of ['lean', 'fast']) {
+    api.setMemoryMode(mode)
+    for (const [i, file] of files.entries()) {
+      const label = `${mode}: ${path.basename(file)}`
+      assert.ok(api.readFileUtf8(file) === expected[i], label)
+      assert.ok(api.decodeUtf8(fs.readFileSync(file)) === expected[i], `${label} (decodeUtf8)`)
+      assert.ok((await api.readFileUtf8Async(file)) === expected[i], `${label} (async)`)
+    }
+    assert.deepEqual(api.readFilesUtf8(files), expected, `${mode}: readFilesUtf8`)
+    assert.deepEqual(await api.readFilesUtf8Async(files), expected, `${mode}: readFilesUtf8Async`)
+  }
+  api.setMemoryMode('fast')
+})
+
+test('lean: the strings of sync calls that fs copies are copied (V8 counts no external bytes for them); async reads and batches, and the fast mode, keep them external', () => {
+  const file = scratch('memory-mode-held.txt')
+  // Latin-1 text of 1 MiB: under Node 26's EXTERN_APEX in characters, so fs copies it on every Node.
+  fs.writeFileSync(file, Buffer.from('déjà vu à Noël\n'.repeat(55000)))
+  // A fresh process: no earlier test's strings are finalized while it counts.
+  // Every string stays held to the end, so none of its own is either.
+  const script = `
+    const fs = require('node:fs')
+    const api = require(${JSON.stringify(path.join(__dirname, '..'))})
+    const file = ${JSON.stringify(file)}
+    const expected = fs.readFileSync(file, 'utf8')
+    const bytes = fs.readFileSync(file)
+    const cases = [
+      ['lean', 'readFileUtf8', () => api.readFileUtf8(file)],
+      ['lean', 'decodeUtf8', () => api.decodeUtf8(bytes)],
+      ['lean', 'readFileUtf8Async', () => api.readFileUtf8Async(file)],
+      ['lean', 'readFilesUtf8', () => api.readFilesUtf8([file])[0]],
+      ['fast', 'readFileUtf8', () => api.readFileUtf8(file)],
+      ['fast', 'decodeUtf8', () => api.decodeUtf8(bytes)],
+    ]
+    const kept = []
+    ;(async () => {
+      const growth = {}
+      for (const [mode, name, read] of cases) {
+        api.setMemoryMode(mode)
+        const before = process.memoryUsage().external
+        for (let i = 0; i < 8; i++) kept.push(await read())
+        await new Promise(setImmediate) // a batch's bytes are reported after it returns
+        growth[mode + ' ' + name] = process.memoryUsage().external - before
+      }
+      process.stdout.write(JSON.stringify({ growth, same: kept.every((text) => text === expected), length: expected.length }))
+    })()`
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+  assert.equal(r.status, 0, r.stderr)
+  const { growth, same, length } = JSON.parse(r.stdout)
+  assert.ok(same, "fs's strings")
+  // Other small external allocations may come and go meanwhile: less than one string's worth.
+  const copied = (name) => assert.ok(growth[name] < length, `${name}: ${growth[name]} external bytes`)
+  const external = (name) => assert.ok(growth[name] >= 8 * length, `${name}: ${growth[name]} external bytes`)
+  copied('lean readFileUtf8')
+  copied('lean decodeUtf8')
+  external('lean readFileUtf8Async')
+  external('lean readFilesUtf8')
+  external('fast readFileUtf8')
+  external('fast decodeUtf8')
+})
+
+test('lean: a loop of 1 MiB reads peaks within 1.25× of fs\'s loop', (t) => {
+  const file = scratch('memory-mode-loop.txt')
+  fs.writeFileSync(file, Buffer.from('déjà vu à Noël\n'.repeat(55000)))
+  const peakMiB = (reader) => {
+    const script = `
+      const fs = require('node:fs')
+      const ours = require(${JSON.stringify(path.join(__dirname, '..'))})
+      const held = Array.from({ length: 1000 }, (_, i) => ({ i }))
+      let read = (f) => fs.readFileSync(f, 'utf8')
+      if (${JSON.stringify(reader)} === 'lean') {
+        ours.setMemoryMode('lean')
+        read = ours.readFileUtf8
+      }
+      const expected = fs.readFileSync(${JSON.stringify(file)}, 'utf8')
+      let same = 0
+      for (let i = 0; i < 256; i++) same += read(${JSON.stringify(file)}) === expected
+      process.stdout.write(JSON.stringify({ same, maxRssKiB: process.resourceUsage().maxRSS }))`
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+    assert.equal(r.status, 0, r.stderr)
+    const { same, maxRssKiB } = JSON.parse(r.stdout)
+    assert.equal(same, 256, `${reader}: every read is fs's string`)
+    return maxRssKiB / 1024
+  }
+  // Where V8 collects the young copies moves both peaks from one process to
+  // the next: each reader's lowest of three runs is compared.
+  const lowest = (reader) => Math.min(peakMiB(reader), peakMiB(reader), peakMiB(reader))
+  const fsPeak = lowest('fs')
+  const lean = lowest('lean')
+  t.diagnostic(`lowest peak RSS of three runs: fs ${fsPeak.toFixed(0)} MiB, lean ${lean.toFixed(0)} MiB`)
+  assert.ok(lean <= fsPeak * 1.25, `lean peak ${lean.toFixed(0)} MiB against fs's ${fsPeak.toFixed(0)} MiB`)
+})
