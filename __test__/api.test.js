@@ -112,6 +112,7 @@ test('the ESM entry exports the same functions', () => {
     if (def.readFileUtf8 !== readFileUtf8 || typeof engine() !== 'string') process.exit(3)
     const m = await import('readfile-utf8')
     if (m.decodeUtf8(Buffer.from('é')) !== 'é' || (await m.readFileUtf8Async(p)) !== fsRead(p, 'utf8') || (await m.promises.readFile(p, 'utf8')) !== fsRead(p, 'utf8')) process.exit(4)
+    if (m.setMemoryMode('lean') !== 'fast' || readFileUtf8(p) !== fsRead(p, 'utf8') || def.setMemoryMode('fast') !== 'lean') process.exit(5)
     console.log('esm ok')`
   // Resolve the package by name from a folder whose node_modules links to us.
   const home = scratch('esm-home')
@@ -152,14 +153,20 @@ test('index.d.ts type-checks real usage (and rejects misuse)', () => {
       readFile('x', 'utf8', (err: NodeJS.ErrnoException | null, data: string) => void [err, data])
       register(); unregister(); const l: boolean = isRegistered()
       return h + i + j + k.length + l
-    }`)
+    }
+    import { setMemoryMode, type MemoryMode } from 'readfile-utf8'
+    const m: MemoryMode = setMemoryMode('lean')
+    export const n: 'fast' | 'lean' = setMemoryMode(m)`)
   assert.equal(ok.status, 0, ok.stdout + ok.stderr)
   const bad = compile(`import { readFileUtf8, decodeUtf8 } from 'readfile-utf8'
     const n: number = readFileUtf8('x')
     readFileUtf8('x', 'latin1')
     decodeUtf8('text')
-    export { n }`)
+    export { n }
+    import { setMemoryMode } from 'readfile-utf8'
+    setMemoryMode('small')`)
   assert.notEqual(bad.status, 0)
   assert.match(bad.stdout, /TS2322/)
   assert.match(bad.stdout, /TS2345|TS2769/)
+  assert.match(bad.stdout, /"small"' is not assignable/)
 })

@@ -77,6 +77,35 @@ test('in both modes every API gives fs\'s string at the sizes where the making o
   api.setMemoryMode('fast')
 })
 
+test('in both modes, text either side of the size from which lean leaves it to V8\'s decoder, and of the size from which a read buffer is freed before a copy, is fs\'s string', () => {
+  const MiB = 1 << 20
+  const files = []
+  for (const bytes of [8 * MiB - 1, 8 * MiB, 32 * MiB - 1, 32 * MiB]) {
+    for (const [name, unit] of [['latin1', 'é'], ['cjk', '中'], ['ascii', 'a']]) {
+      const text = Buffer.from(unit.repeat(Math.ceil(bytes / Buffer.byteLength(unit))))
+      // Whole characters, padded with ASCII to the exact size.
+      const whole = text.subarray(0, bytes - (bytes % Buffer.byteLength(unit)))
+      const file = scratch(`memory-mode-${name}-${bytes}.txt`)
+      fs.writeFileSync(file, Buffer.concat([whole, Buffer.alloc(bytes - whole.length, 'x')]))
+      files.push(file)
+    }
+    const invalid = scratch(`memory-mode-invalid-${bytes}.txt`)
+    fs.writeFileSync(invalid, Buffer.concat([Buffer.from([0xff]), Buffer.from('é'.repeat((bytes - 1) >> 1)), Buffer.alloc((bytes - 1) & 1, 'x')]))
+    files.push(invalid)
+  }
+  for (const mode of ['lean', 'fast']) {
+    api.setMemoryMode(mode)
+    for (const file of files) {
+      const bytes = fs.readFileSync(file)
+      const expected = bytes.toString('utf8')
+      assert.ok(api.readFileUtf8(file) === expected, `${mode}: ${path.basename(file)}`)
+      assert.ok(api.decodeUtf8(bytes) === expected, `${mode}: ${path.basename(file)} (decodeUtf8)`)
+    }
+  }
+  api.setMemoryMode('fast')
+  for (const file of files) fs.rmSync(file)
+})
+
 test('lean: the strings of sync calls that fs copies are copied (V8 counts no external bytes for them); async reads and batches, and the fast mode, keep them external', () => {
   const file = scratch('memory-mode-held.txt')
   // Latin-1 text of 1 MiB: under Node 26's EXTERN_APEX in characters, so fs copies it on every Node.

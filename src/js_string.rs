@@ -21,6 +21,7 @@ use crate::buffers::{self, Reusable};
 use crate::external_memory;
 use crate::limits::{
   ExternalFrom, BORROWED_ASCII_COPY_BELOW, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26, MAX_STRING_LENGTH,
+  READ_FREED_BEFORE_COPY_FROM,
 };
 use crate::read::ReadError;
 use crate::transcode::Text;
@@ -54,6 +55,12 @@ static LEAN: AtomicBool = AtomicBool::new(false);
 /// Sets the memory mode (lean or not); returns whether it was lean.
 pub(crate) fn set_lean(lean: bool) -> bool {
   LEAN.swap(lean, Ordering::Relaxed)
+}
+
+/// Whether the lean mode copies every string of `bytes` bytes of UTF-8 a sync
+/// call makes, whatever they decode to (none has more code units than bytes).
+pub(crate) fn lean_copies(env: sys::napi_env, bytes: usize) -> bool {
+  LEAN.load(Ordering::Relaxed) && bytes < external_from(env).lean_units
 }
 
 /// Whose string data it is.
@@ -172,7 +179,7 @@ pub(crate) unsafe fn to_value_sparing(
 ) -> napi::Result<sys::napi_value> {
   let code = match outcome {
     Outcome::Failure(code) => code,
-    Outcome::Text(text) => match create_string(env, text, spent, Some(Maker::AfterWork)) {
+    Outcome::Text(text) => match create_string(env, text, spent, Some(Maker::AfterWork), || ()) {
       Some(value) => return Ok(value),
       None => STRING_TOO_LONG,
     },
@@ -181,21 +188,22 @@ pub(crate) unsafe fn to_value_sparing(
   unsafe { i32::to_napi_value(env, code) }
 }
 
-/// Creates the JS string, copied unless `maker` is given and `is_external`
-/// says so; `None` if V8 refused it (too long). Every buffer is either dropped before returning or
+/// Creates the JS string, copied (after `before_copy`) unless `maker` is
+/// given and `is_external` says so; `None` if V8 refused it (too long). Every buffer is either dropped before returning or
 /// owned by a registered finalizer.
 fn create_string(
   env: sys::napi_env,
   text: Text,
   spent: Option<&mut Vec<Text>>,
   maker: Option<Maker>,
+  before_copy: impl FnOnce(),
 ) -> Option<sys::napi_value> {
   if text.char_count() > MAX_STRING_LENGTH {
     return None; // `text` dropped here: nothing leaks.
   }
   match text {
-    Text::Latin1(data) => create(env, data, spent, maker),
-    Text::Utf16(data) => create(env, data, spent, maker),
+    Text::Latin1(data) => create(env, data, spent, maker, before_copy),
+    Text::Utf16(data) => create(env, data, spent, maker, before_copy),
   }
 }
 
@@ -207,11 +215,13 @@ fn create<T: CodeUnit>(
   data: Vec<T>,
   spent: Option<&mut Vec<Text>>,
   maker: Option<Maker>,
+  before_copy: impl FnOnce(),
 ) -> Option<sys::napi_value> {
   let unit_bytes = std::mem::size_of::<T>();
   if maker.is_some_and(|maker| is_external(env, data.len() * unit_bytes, unit_bytes, Held::Ours, maker)) {
     return external(env, data);
   }
+  before_copy();
   let value = copy(env, &data);
   match spent {
     Some(spent) if buffers::is_kept_locally(&data) => spent.push(T::text(data)),
@@ -225,9 +235,23 @@ fn create<T: CodeUnit>(
 /// whatever its size: fs leaves it to V8's scalar decoder, which even a copy
 /// of ours beats by far, and a copy dies at the next scavenge, while an
 /// external string waits for a full GC: a loop of such reads peaks as fs's.
-pub(crate) fn from_converted(env: sys::napi_env, text: Text, replaced: bool, maker: Maker) -> Reply {
+/// `read`: the buffer the text was read into, if the caller is done with it:
+/// a large one is freed before a copy (`limits::READ_FREED_BEFORE_COPY_FROM`).
+pub(crate) fn from_converted(
+  env: sys::napi_env,
+  text: Text,
+  replaced: bool,
+  maker: Maker,
+  read: Option<&mut Vec<u8>>,
+) -> Reply {
   let copied_anyway = maker == Maker::SyncCall && replaced;
-  made(create_string(env, text, None, (!copied_anyway).then_some(maker)))
+  let maker = (!copied_anyway).then_some(maker);
+  let free_read = || {
+    if let Some(read) = read.filter(|read| read.len() >= READ_FREED_BEFORE_COPY_FROM) {
+      drop(std::mem::take(read));
+    }
+  };
+  made(create_string(env, text, None, maker, free_read))
 }
 
 /// The string of ASCII bytes just read into `buf`: a large one takes the

@@ -4,11 +4,11 @@
 
 use napi::sys;
 
-use crate::buffers;
 use crate::js_string::{self, Maker, Outcome, Reply, STRING_TOO_LONG};
 use crate::limits::{MAX_STRING_LENGTH, V8_DECODES_INVALID_FROM};
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::{self, Decoded, Text};
+use crate::{buffers, classify};
 
 /// Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or
 /// more, whatever it decodes to, and so do we.
@@ -17,17 +17,22 @@ fn too_long_for_a_file(bytes: &[u8]) -> bool {
 }
 
 /// Whether a sync call leaves `bytes` to V8's decoder (see
-/// `limits::V8_DECODES_INVALID_FROM`): large, and invalid from their start.
+/// `limits::V8_DECODES_INVALID_FROM`): large, and invalid from their start,
+/// or, in the lean mode where they are sure to be copied, not ASCII (our
+/// converted copy would raise the peak above fs's just as much).
 /// Shorter than kMaxLength, they cannot decode to a string V8 refuses.
-fn left_to_v8(bytes: &[u8]) -> bool {
-  (V8_DECODES_INVALID_FROM..MAX_STRING_LENGTH).contains(&bytes.len()) && transcode::starts_invalid(bytes)
+fn left_to_v8(env: sys::napi_env, bytes: &[u8], facts: ReadFacts) -> bool {
+  (V8_DECODES_INVALID_FROM..MAX_STRING_LENGTH).contains(&bytes.len())
+    && (transcode::starts_invalid(bytes)
+      || js_string::lean_copies(env, bytes.len()) && !classify::is_ascii_after(bytes, facts.ascii_prefix))
 }
 
 /// A synchronous read on the JS thread: reads with `read` into a reused buffer
 /// and makes the string as `maker` (see `js_string::Maker`), or returns a
 /// failure code. Small ASCII is copied from the read buffer into V8's heap,
-/// and the buffer goes back for the next read. A sync call leaves large text
-/// invalid from its start to V8's decoder (`left_to_v8`).
+/// and the buffer goes back for the next read (unless a large one was freed
+/// before a copy, see `js_string::from_converted`). A sync call leaves some
+/// large text to V8's decoder (`left_to_v8`).
 /// A file of kMaxLength bytes or more, found by its size (a `read` with a
 /// limit: `ReadError::TooLarge`) or by reading it, is readFileSync's
 /// ERR_STRING_TOO_LONG.
@@ -41,11 +46,11 @@ pub(crate) fn read_to_string(
     Err(ReadError::TooLarge) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
     Err(e) => Reply::Outcome(e.into()),
     Ok(_) if too_long_for_a_file(&buf) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
-    Ok(_) if maker == Maker::SyncCall && left_to_v8(&buf) => js_string::decoded_by_v8(env, &buf),
+    Ok(facts) if maker == Maker::SyncCall && left_to_v8(env, &buf, facts) => js_string::decoded_by_v8(env, &buf),
     Ok(facts) => match transcode::decode(&buf, facts) {
       Decoded::Ascii => js_string::from_read_ascii(env, &mut buf),
-      Decoded::Text(text) => js_string::from_converted(env, text, false, maker),
-      Decoded::Replaced(units) => js_string::from_converted(env, Text::Utf16(units), true, maker),
+      Decoded::Text(text) => js_string::from_converted(env, text, false, maker, Some(&mut buf)),
+      Decoded::Replaced(units) => js_string::from_converted(env, Text::Utf16(units), true, maker, Some(&mut buf)),
     },
   };
   buffers::give(buf);
@@ -85,13 +90,13 @@ pub(crate) fn decode_to_string(env: sys::napi_env, input: &[u8], start: i64, end
   let end = (end.max(0) as usize).min(input.len());
   let start = (start.max(0) as usize).min(end);
   let bytes = &input[start..end];
-  if left_to_v8(bytes) {
+  if left_to_v8(env, bytes, ReadFacts::default()) {
     return js_string::decoded_by_v8(env, bytes);
   }
   match transcode::decode(bytes, ReadFacts::default()) {
     Decoded::Ascii => js_string::from_callers_ascii(env, bytes),
-    Decoded::Text(text) => js_string::from_converted(env, text, false, Maker::SyncCall),
-    Decoded::Replaced(units) => js_string::from_converted(env, Text::Utf16(units), true, Maker::SyncCall),
+    Decoded::Text(text) => js_string::from_converted(env, text, false, Maker::SyncCall, None),
+    Decoded::Replaced(units) => js_string::from_converted(env, Text::Utf16(units), true, Maker::SyncCall, None),
   }
 }
 

@@ -25,7 +25,9 @@
 //            most COPIED_PEAK_RATIO × fs's. Other sync and decode peaks are
 //            reported beside fs's, not judged: V8 collects dead external
 //            strings only once their memory has grown by its external-memory
-//            limit, so loops of large reads peak above fs.
+//            limit, so loops of large reads peak above fs. The sync and decode
+//            work again in the lean memory mode (setMemoryMode('lean')), whose
+//            peaks are judged against COPIED_PEAK_RATIO × fs's, every class.
 //            --giveback-reads N per workload (--giveback-async-reads for the
 //            async ones, default the same).
 // `--json` prints the figures as one JSON line (used by __test__/soak.test.js).
@@ -308,7 +310,7 @@ async function runPhase(phase, dir) {
         if (r.status !== 0) throw new Error(`giveback ${work} (${who}) ended with ${r.signal ?? r.status}: ${r.stderr}`)
         return JSON.parse(r.stdout)
       }
-      rows.push({ work, ours: run('ours'), fs: run('fs') })
+      rows.push({ work, ours: run('ours'), fs: run('fs'), ...(kind === 'async' ? {} : { lean: run('lean') }) })
     }
     return { phase, engine: engine(), rows, seconds: elapsed() }
   }
@@ -317,8 +319,9 @@ async function runPhase(phase, dir) {
     const [kind, mib, c] = args.work.split(':')
     const file = path.join(dir, `${c}-${mib}.txt`)
     const reads = Number(args['giveback-reads'])
-    const ours = args.who === 'ours'
-    const { decodeUtf8 } = require(ROOT)
+    const ours = args.who !== 'fs'
+    const { decodeUtf8, setMemoryMode } = require(ROOT)
+    if (args.who === 'lean') setMemoryMode('lean')
     // The work runs in a function of its own: a suspended async function keeps
     // its frame's stale slots, which can hold the last strings through a GC.
     const work = async () => {
@@ -384,7 +387,7 @@ function judge(r) {
       problems.push(`V8's external memory after GC moves: ${list(r.externalAfterGcMiB)} MiB`)
     }
   } else if (r.phase === 'giveback') {
-    for (const { work, ours, fs: theirs } of r.rows) {
+    for (const { work, ours, fs: theirs, lean } of r.rows) {
       if (ours.chars !== theirs.chars) problems.push(`${work}: ${ours.chars} characters read, fs ${theirs.chars}`)
       if (!(ours.idleRssMiB <= theirs.idleRssMiB + IDLE_EXTRA_MiB)) {
         problems.push(`${work}: RSS after the work and ${IDLE_MS} ms idle ${ours.idleRssMiB.toFixed(0)} MiB, fs ${theirs.idleRssMiB.toFixed(0)} MiB`)
@@ -394,6 +397,13 @@ function judge(r) {
       }
       const [kind, , c] = work.split(':')
       const copied = kind !== 'async' && c === 'invalid'
+      if (lean && lean.chars !== theirs.chars) problems.push(`${work} (lean): ${lean.chars} characters read, fs ${theirs.chars}`)
+      if (lean && !(lean.peakRssMiB <= theirs.peakRssMiB * COPIED_PEAK_RATIO)) {
+        problems.push(`${work} (lean): peak RSS ${lean.peakRssMiB.toFixed(0)} MiB, more than ${COPIED_PEAK_RATIO} × fs's ${theirs.peakRssMiB.toFixed(0)} MiB`)
+      }
+      if (lean && !(lean.idleRssMiB <= theirs.idleRssMiB + IDLE_EXTRA_MiB)) {
+        problems.push(`${work} (lean): RSS after the work and ${IDLE_MS} ms idle ${lean.idleRssMiB.toFixed(0)} MiB, fs ${theirs.idleRssMiB.toFixed(0)} MiB`)
+      }
       if (copied && !(ours.peakRssMiB <= theirs.peakRssMiB * COPIED_PEAK_RATIO)) {
         problems.push(`${work}: peak RSS ${ours.peakRssMiB.toFixed(0)} MiB, more than ${COPIED_PEAK_RATIO} × fs's ${theirs.peakRssMiB.toFixed(0)} MiB`)
       }
@@ -418,7 +428,11 @@ function describe(r) {
     return `${r.phase} (${r.engine}): ${r.reads} reads of 1 MiB in ${s}, peak RSS ${r.peakRssMiB.toFixed(0)} MiB, after GC at each eighth RSS ${r.rssAfterGcMiB.map((x) => x.toFixed(0)).join(', ')} MiB, external ${r.externalAfterGcMiB.map((x) => x.toFixed(1)).join(', ')} MiB`
   }
   if (r.phase === 'giveback') {
-    const rows = r.rows.map(({ work, ours, fs: theirs }) => `  ${work.padEnd(16)} peak ${ours.peakRssMiB.toFixed(0).padStart(5)} MiB (fs ${theirs.peakRssMiB.toFixed(0).padStart(5)})  idle ${ours.idleRssMiB.toFixed(0).padStart(4)} MiB (fs ${theirs.idleRssMiB.toFixed(0).padStart(4)})`)
+    const mib = (x, width) => x.toFixed(0).padStart(width)
+    const rows = r.rows.map(({ work, ours, fs: theirs, lean }) => {
+      const leanPart = lean ? `  lean peak ${mib(lean.peakRssMiB, 5)} MiB, idle ${mib(lean.idleRssMiB, 4)} MiB` : ''
+      return `  ${work.padEnd(16)} peak ${mib(ours.peakRssMiB, 5)} MiB (fs ${mib(theirs.peakRssMiB, 5)})  idle ${mib(ours.idleRssMiB, 4)} MiB (fs ${mib(theirs.idleRssMiB, 4)})${leanPart}`
+    })
     return [`giveback (${r.engine}): ${args['giveback-reads']} reads per workload in ${s}, RSS ours (fs)`, ...rows].join('\n')
   }
   if (r.phase === 'fds') {
