@@ -60,7 +60,8 @@ export declare function engine(): 'simdutf' | 'fallback' | 'fs'
  *
  * Async reads and batches are not affected: their external strings already
  * peak lower than fs.promises' copies. Returns the mode it replaces; any other
- * value throws an `ERR_INVALID_ARG_VALUE` TypeError.
+ * value throws an `ERR_INVALID_ARG_VALUE` TypeError. The environment variable
+ * `READFILE_UTF8_MEMORY_MODE` (`fast` or `lean`) sets it when the package loads.
  * @example
  * require('readfile-utf8').setMemoryMode('lean') // a server in a small container
  */

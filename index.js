@@ -75,6 +75,19 @@ function setMemoryMode(mode) {
   return native.setLeanStrings(mode === 'lean') ? 'lean' : 'fast'
 }
 
+// READFILE_UTF8_MEMORY_MODE sets the mode without code (e.g. under `-r
+// readfile-utf8/register`), once: on the main thread, so that a Worker
+// started later does not undo a setMemoryMode call.
+const modeFromEnv = process.env.READFILE_UTF8_MEMORY_MODE
+if (modeFromEnv && require('node:worker_threads').isMainThread) {
+  if (MEMORY_MODES.includes(modeFromEnv)) setMemoryMode(modeFromEnv)
+  else {
+    process.emitWarning(`READFILE_UTF8_MEMORY_MODE must be 'fast' or 'lean', not '${modeFromEnv}': it is ignored.`, {
+      code: 'READFILE_UTF8_BAD_MEMORY_MODE',
+    })
+  }
+}
+
 module.exports = {
   readFileUtf8,
   readFileSync,

@@ -42,6 +42,22 @@ test('the mode is the whole process\'s: a Worker sees the main thread\'s, and th
   assert.equal(api.setMemoryMode('fast'), 'fast')
 })
 
+test('READFILE_UTF8_MEMORY_MODE sets the mode when the package loads; any other value is ignored with one warning', () => {
+  const script = `const api = require(${JSON.stringify(path.join(__dirname, '..'))})
+    process.stdout.write(api.setMemoryMode('fast'))`
+  const run = (value) => spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, READFILE_UTF8_MEMORY_MODE: value } })
+  const lean = run('lean')
+  assert.equal(lean.status, 0, lean.stderr)
+  assert.equal(lean.stdout, 'lean')
+  assert.equal(lean.stderr, '')
+  assert.equal(run('fast').stdout, 'fast')
+  const bad = run('small')
+  assert.equal(bad.status, 0, bad.stderr)
+  assert.equal(bad.stdout, 'fast')
+  assert.equal(bad.stderr.match(/READFILE_UTF8_BAD_MEMORY_MODE/g)?.length, 1, bad.stderr)
+  assert.match(bad.stderr, /READFILE_UTF8_MEMORY_MODE must be 'fast' or 'lean', not 'small'/)
+})
+
 /** Files whose strings are just below and at each size where our making or fs's changes. */
 function thresholdFiles() {
   const files = []
