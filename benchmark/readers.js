@@ -2,17 +2,10 @@
 // The readers the suites compare, each made for one file: () => its text.
 const fs = require('node:fs')
 
-/** Ours in the lean memory mode (`setMemoryMode('lean')`). */
-function lean() {
-  const ours = require('..')
-  ours.setMemoryMode('lean')
-  return ours
-}
-
-/** `ours`, in the memory mode the bench was asked for (--memory-mode), else the default. */
-function ours() {
+/** Ours, in `mode`, else in the one the bench was asked for (--memory-mode), else the default. */
+function ours(mode = process.env.READFILE_UTF8_BENCH_MEMORY_MODE) {
   const lib = require('..')
-  if (process.env.READFILE_UTF8_BENCH_MEMORY_MODE) lib.setMemoryMode(process.env.READFILE_UTF8_BENCH_MEMORY_MODE)
+  if (mode) lib.setMemoryMode(mode)
   return lib
 }
 
@@ -23,7 +16,7 @@ const SYNC_READERS = {
     return () => readFileUtf8(file)
   },
   lean: (file) => {
-    const { readFileUtf8 } = lean()
+    const { readFileUtf8 } = ours('lean')
     return () => readFileUtf8(file)
   },
   fs: (file) => () => fs.readFileSync(file, 'utf8'),
@@ -37,7 +30,7 @@ const ASYNC_READERS = {
     return () => readFileUtf8Async(file)
   },
   lean: (file) => {
-    const { readFileUtf8Async } = lean()
+    const { readFileUtf8Async } = ours('lean')
     return () => readFileUtf8Async(file)
   },
   fs: (file) => () => fs.promises.readFile(file, 'utf8'),

@@ -189,8 +189,9 @@ pub(crate) unsafe fn to_value_sparing(
 }
 
 /// Creates the JS string, copied (after `before_copy`) unless `maker` is
-/// given and `is_external` says so; `None` if V8 refused it (too long). Every buffer is either dropped before returning or
-/// owned by a registered finalizer.
+/// given and `is_external` says so; `None` if V8 refused it (too long).
+/// Every buffer is either dropped before returning or owned by a registered
+/// finalizer.
 fn create_string(
   env: sys::napi_env,
   text: Text,
