@@ -237,8 +237,8 @@ fn create<T: CodeUnit>(
 /// of ours beats by far, and a copy dies at the next scavenge, while an
 /// external string waits for a full GC: a loop of such reads peaks as fs's.
 /// `read`: the buffer the text was read into, if the caller is done with it:
-/// in the lean mode a large one is freed before a copy
-/// (`limits::READ_FREED_BEFORE_COPY_FROM`).
+/// a large one is freed before a copy of replaced text, or of any text in the
+/// lean mode (`limits::READ_FREED_BEFORE_COPY_FROM`).
 pub(crate) fn from_converted(
   env: sys::napi_env,
   text: Text,
@@ -249,8 +249,8 @@ pub(crate) fn from_converted(
   let copied_anyway = maker == Maker::SyncCall && replaced;
   let maker = (!copied_anyway).then_some(maker);
   let free_read = || {
-    let lean = LEAN.load(Ordering::Relaxed);
-    if let Some(read) = read.filter(|read| lean && read.len() >= READ_FREED_BEFORE_COPY_FROM) {
+    let for_peak = copied_anyway || LEAN.load(Ordering::Relaxed);
+    if let Some(read) = read.filter(|read| for_peak && read.len() >= READ_FREED_BEFORE_COPY_FROM) {
       drop(std::mem::take(read));
     }
   };

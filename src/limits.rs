@@ -127,11 +127,11 @@ pub(crate) const HEAP_CHECK_EVERY: u32 = 64;
 /// and from this size on our read alone keeps the call ahead of fs.
 pub(crate) const V8_DECODES_INVALID_FROM: usize = 32 << 20;
 
-/// In the lean mode, a sync call that copies converted text read from a file
-/// of this size or more frees its read buffer before V8's copy is made: the
-/// converted text and V8's copy then peak no higher than fs's Buffer and
-/// string do. The fast mode keeps it for the next read, whose fresh pages
-/// would otherwise fault in.
+/// A sync call that copies replaced text (always copied, as fs's is), or any
+/// converted text in the lean mode, read from a file of this size or more
+/// frees its read buffer before V8's copy is made: the converted text and
+/// V8's copy then peak no higher than fs's Buffer and string do. Otherwise
+/// the buffer is kept for the next read, whose fresh pages would fault in.
 pub(crate) const READ_FREED_BEFORE_COPY_FROM: usize = 8 << 20;
 /// ASCII a caller keeps (decodeUtf8's input) shorter than this is copied
 /// straight into V8's heap, whatever `ExternalFrom` says: it must be copied
