@@ -57,10 +57,14 @@ pub(crate) fn set_lean(lean: bool) -> bool {
   LEAN.swap(lean, Ordering::Relaxed)
 }
 
+fn is_lean() -> bool {
+  LEAN.load(Ordering::Relaxed)
+}
+
 /// Whether the lean mode copies every string of `bytes` bytes of UTF-8 a sync
 /// call makes, whatever they decode to (none has more code units than bytes).
 pub(crate) fn lean_copies(env: sys::napi_env, bytes: usize) -> bool {
-  LEAN.load(Ordering::Relaxed) && bytes < external_from(env).lean_units
+  is_lean() && bytes < external_from(env).lean_units
 }
 
 /// Whose string data it is.
@@ -92,7 +96,7 @@ pub(crate) enum Maker {
 fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held, maker: Maker) -> bool {
   let from = external_from(env);
   let large = match (unit_bytes, held) {
-    _ if maker == Maker::SyncCall && LEAN.load(Ordering::Relaxed) => bytes / unit_bytes >= from.lean_units,
+    _ if maker == Maker::SyncCall && is_lean() => bytes / unit_bytes >= from.lean_units,
     (1, Held::Ours) => bytes >= from.one_byte,
     (1, Held::Callers) => bytes >= from.one_byte.max(BORROWED_ASCII_COPY_BELOW),
     _ => bytes >= from.two_byte,
@@ -249,7 +253,7 @@ pub(crate) fn from_converted(
   let copied_anyway = maker == Maker::SyncCall && replaced;
   let maker = (!copied_anyway).then_some(maker);
   let free_read = || {
-    let for_peak = copied_anyway || LEAN.load(Ordering::Relaxed);
+    let for_peak = copied_anyway || is_lean();
     if let Some(read) = read.filter(|read| for_peak && read.len() >= READ_FREED_BEFORE_COPY_FROM) {
       drop(std::mem::take(read));
     }

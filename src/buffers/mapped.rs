@@ -43,15 +43,19 @@ fn map(size: usize) -> *mut u8 {
       0,
     )
   };
-  if p == libc::MAP_FAILED {
+  block(p)
+}
+
+/// The block in a mapping that mmap or mremap returned (null if it failed).
+fn block(mapping: *mut libc::c_void) -> *mut u8 {
+  if mapping == libc::MAP_FAILED {
     ptr::null_mut()
   } else {
-    // SAFETY: the mapping is `size + BLOCK_OFFSET` bytes long.
-    unsafe { p.cast::<u8>().add(BLOCK_OFFSET) }
+    mapping.cast::<u8>().wrapping_add(BLOCK_OFFSET)
   }
 }
 
-/// The mapping that `map` placed the block at `ptr` in.
+/// The mapping that `block` placed the block at `ptr` in.
 fn mapping(ptr: *mut u8) -> *mut libc::c_void {
   ptr.wrapping_sub(BLOCK_OFFSET).cast()
 }
@@ -99,19 +103,14 @@ unsafe impl GlobalAlloc for LargeMapped {
         // SAFETY: `ptr` was placed by `map` for `layout.size()` bytes; mremap
         // moves or resizes the mapping whole, keeping its contents and the
         // block's offset in it.
-        let p = unsafe {
+        block(unsafe {
           libc::mremap(
             mapping(ptr),
             layout.size() + BLOCK_OFFSET,
             new_size + BLOCK_OFFSET,
             libc::MREMAP_MAYMOVE,
           )
-        };
-        if p == libc::MAP_FAILED {
-          ptr::null_mut()
-        } else {
-          p.cast::<u8>().wrapping_add(BLOCK_OFFSET)
-        }
+        })
       }
       _ => {
         // Crossing the threshold: a new block of the other kind, the contents copied.
