@@ -13,12 +13,20 @@
 //! Finalizers run on the JS thread or, on Node 26, on V8's GC threads, so the
 //! sums owed are shared, and V8's count never goes below what we reported
 //! (V8 checks): an owed sum is reported first and only then forgotten.
+//!
+//! Reporting is not always enough: Node 20's V8 can leave a major GC's marking
+//! unfinished for as long as a loop never yields to the event loop, while our
+//! reports only step it. Once `STALLED_AFTER` bytes of strings were made with
+//! none collected, strings are copied for a while (`copies_instead`): V8 ends
+//! that marking when its own heap grows past its limit.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use napi::sys;
+
+use crate::limits::STALLED_AFTER;
 
 /// The window of bytes reported on their own, when the string was made.
 const REPORTED_ALONE: u64 = 0;
@@ -48,6 +56,10 @@ static WINDOWS: Mutex<Windows> = Mutex::new(Windows {
 });
 static LAST_WINDOW: AtomicU64 = AtomicU64::new(REPORTED_ALONE);
 
+/// Bytes of external strings made since one was last collected (any env),
+/// then of the copies made instead while stalled.
+static SINCE_COLLECTED: AtomicU64 = AtomicU64::new(0);
+
 fn windows() -> MutexGuard<'static, Windows> {
   // Never held across a call into V8, whose GC runs finalizers that take it.
   WINDOWS.lock().unwrap_or_else(|e| e.into_inner())
@@ -62,6 +74,7 @@ fn adjust(env: sys::napi_env, change: i64) {
 /// A new external string's `bytes`: owed in its env's open batch window if
 /// there is one, else reported now. Returns the window (`REPORTED_ALONE`).
 pub(crate) fn add(env: sys::napi_env, bytes: i64) -> u64 {
+  SINCE_COLLECTED.fetch_add(bytes as u64, Ordering::Relaxed);
   let window = windows()
     .owed
     .iter_mut()
@@ -79,6 +92,7 @@ pub(crate) fn add(env: sys::napi_env, bytes: i64) -> u64 {
 /// Takes back the `bytes` that `add` reported or owed in `window` (from a
 /// finalizer, on any thread).
 pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
+  SINCE_COLLECTED.store(0, Ordering::Relaxed);
   if window != REPORTED_ALONE {
     if let Some(o) = windows().owed.iter_mut().find(|o| o.window == window) {
       o.bytes -= bytes;
@@ -86,6 +100,27 @@ pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
     }
   }
   adjust(env, -bytes);
+}
+
+/// Whether a string of `bytes` bytes that would be external is copied
+/// instead, because V8 collected none of `STALLED_AFTER` bytes of them (see
+/// the module's documentation). Only a sync call (`sync`) or a sync batch on
+/// `env` copies: async results are made between turns of the event loop,
+/// where V8 ends its marking. The copies count too: after as many bytes of
+/// them, strings are external again, so that a caller who keeps every string
+/// (none ever collected) loses only part of their speed.
+pub(crate) fn copies_instead(env: sys::napi_env, bytes: usize, sync: bool) -> bool {
+  let since = SINCE_COLLECTED.load(Ordering::Relaxed);
+  let in_sync_batch = || windows().owed.iter().any(|o| o.open && o.env == env as usize);
+  if since < STALLED_AFTER || !(sync || in_sync_batch()) {
+    return false;
+  }
+  if since >= 2 * STALLED_AFTER {
+    SINCE_COLLECTED.store(0, Ordering::Relaxed);
+  } else {
+    SINCE_COLLECTED.fetch_add(bytes as u64, Ordering::Relaxed);
+  }
+  true
 }
 
 /// Reports the bytes that the ended batches of `env` still owe.

@@ -89,7 +89,8 @@ pub(crate) enum Maker {
 
 /// The one copy-or-external decision: whether `bytes` bytes of string data of
 /// `unit_bytes`-wide code units, held as `held`, that `maker` makes become an
-/// external string (never in a large heap, see `ExternalFrom::heap_below`).
+/// external string (never in a large heap, see `ExternalFrom::heap_below`,
+/// nor while V8 collects none, see `external_memory::copies_instead`).
 /// In the lean mode a sync call's are external only where fs's would be: the
 /// peaks of loops of sync calls are what it is for, while async reads and
 /// batches peak lower with external strings than fs's copies do.
@@ -101,7 +102,9 @@ fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held, 
     (1, Held::Callers) => bytes >= from.one_byte.max(BORROWED_ASCII_COPY_BELOW),
     _ => bytes >= from.two_byte,
   };
-  large && HEAP_BYTES.with(Cell::get) < from.heap_below
+  large
+    && HEAP_BYTES.with(Cell::get) < from.heap_below
+    && !external_memory::copies_instead(env, bytes, maker == Maker::SyncCall)
 }
 
 /// What a native read returns to JS: the string's code units, or a failure
