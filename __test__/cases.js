@@ -150,8 +150,8 @@ function bigBuffer(base, size) {
 
 /**
  * Sizes around the external-string thresholds (64 KiB of string data on Node
- * 20-24; on Node 26 512 KiB one-byte, and 128 KiB two-byte: 64 KiB of mostly
- * ASCII wide text) and the old 4 KiB one, the
+ * 20-24; on Node 26 512 KiB: 256 KiB of mostly ASCII wide text) and the old
+ * 4 KiB one, the
  * chunked read (1 MiB), the two-thread read and conversion of every file
  * (2 MiB, src/read/, src/transcode/halves.rs), the two-thread conversion of
  * buffers (decodeUtf8, 4 MiB) and past the two-thread lossy decode (8 MiB).
@@ -162,6 +162,7 @@ const LARGE_SIZES = [
   64 * 1024 - 1,
   64 * 1024,
   64 * 1024 + 1,
+  256 * 1024 + 1,
   512 * 1024 + 1,
   1024 * 1024 + 7,
   2 * 1024 * 1024 + 1,

@@ -105,12 +105,12 @@ pub(crate) const EXTERNAL_FROM_BEFORE_26: ExternalFrom = ExternalFrom {
   lean_units: usize::MAX,
 };
 
-/// Node 26 copies one-byte strings much faster: copies win up to the size
-/// where they land in V8's large-object space, whose fresh pages fault in;
-/// two-byte strings from V8's largest young-generation object on.
+/// Node 26 copies strings much faster: copies, which die in scavenges as
+/// fs's do, win up to the size where V8's copy into fresh large-object pages
+/// costs more than the full GCs that external strings bring on.
 pub(crate) const EXTERNAL_FROM_26: ExternalFrom = ExternalFrom {
   one_byte: 512 << 10,
-  two_byte: 128 << 10,
+  two_byte: 512 << 10,
   heap_below: 48 << 20,
   // Node's EXTERN_APEX (src/string_bytes.cc).
   lean_units: 0xFBEE9,
