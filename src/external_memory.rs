@@ -16,9 +16,10 @@
 //!
 //! Reporting is not always enough: Node 20's V8 can leave a major GC's marking
 //! unfinished for as long as a loop never yields to the event loop, while our
-//! reports only step it. Once `STALLED_AFTER` bytes of strings were made with
-//! none collected, strings are copied for a while (`copies_instead`): V8 ends
-//! that marking when its own heap grows past its limit.
+//! reports only step it. Once `STALLED_AFTER` bytes of strings, and
+//! `STALLED_AFTER_STRINGS` strings, were made with none collected, strings
+//! are copied for a while (`copies_instead`): V8 ends that marking when its
+//! own heap grows past its limit.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,7 +27,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use napi::sys;
 
-use crate::limits::STALLED_AFTER;
+use crate::limits::{STALLED_AFTER, STALLED_AFTER_STRINGS};
 
 /// The window of bytes reported on their own, when the string was made.
 const REPORTED_ALONE: u64 = 0;
@@ -59,6 +60,8 @@ static LAST_WINDOW: AtomicU64 = AtomicU64::new(REPORTED_ALONE);
 /// Bytes of external strings made since one was last collected (any env),
 /// then of the copies made instead while stalled.
 static SINCE_COLLECTED: AtomicU64 = AtomicU64::new(0);
+/// External strings made since one was last collected (any env).
+static STRINGS_SINCE_COLLECTED: AtomicU64 = AtomicU64::new(0);
 
 fn windows() -> MutexGuard<'static, Windows> {
   // Never held across a call into V8, whose GC runs finalizers that take it.
@@ -75,6 +78,7 @@ fn adjust(env: sys::napi_env, change: i64) {
 /// there is one, else reported now. Returns the window (`REPORTED_ALONE`).
 pub(crate) fn add(env: sys::napi_env, bytes: i64) -> u64 {
   SINCE_COLLECTED.fetch_add(bytes as u64, Ordering::Relaxed);
+  STRINGS_SINCE_COLLECTED.fetch_add(1, Ordering::Relaxed);
   let window = windows()
     .owed
     .iter_mut()
@@ -93,6 +97,7 @@ pub(crate) fn add(env: sys::napi_env, bytes: i64) -> u64 {
 /// finalizer, on any thread).
 pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
   SINCE_COLLECTED.store(0, Ordering::Relaxed);
+  STRINGS_SINCE_COLLECTED.store(0, Ordering::Relaxed);
   if window != REPORTED_ALONE {
     if let Some(o) = windows().owed.iter_mut().find(|o| o.window == window) {
       o.bytes -= bytes;
@@ -103,8 +108,8 @@ pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
 }
 
 /// Whether a string of `bytes` bytes that would be external is copied
-/// instead, because V8 collected none of `STALLED_AFTER` bytes of them (see
-/// the module's documentation). Only a sync call (`sync`) or a sync batch on
+/// instead, because V8 collected none of `STALLED_AFTER` bytes and
+/// `STALLED_AFTER_STRINGS` strings of them (see the module's documentation). Only a sync call (`sync`) or a sync batch on
 /// `env` copies: async results are made between turns of the event loop,
 /// where V8 ends its marking. The copies count too: after as many bytes of
 /// them, strings are external again, so that a caller who keeps every string
@@ -112,11 +117,13 @@ pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
 pub(crate) fn copies_instead(env: sys::napi_env, bytes: usize, sync: bool) -> bool {
   let since = SINCE_COLLECTED.load(Ordering::Relaxed);
   let in_sync_batch = || windows().owed.iter().any(|o| o.open && o.env == env as usize);
-  if since < STALLED_AFTER || !(sync || in_sync_batch()) {
+  let strings = STRINGS_SINCE_COLLECTED.load(Ordering::Relaxed);
+  if since < STALLED_AFTER || strings < STALLED_AFTER_STRINGS || !(sync || in_sync_batch()) {
     return false;
   }
   if since >= 2 * STALLED_AFTER {
     SINCE_COLLECTED.store(0, Ordering::Relaxed);
+    STRINGS_SINCE_COLLECTED.store(0, Ordering::Relaxed);
   } else {
     SINCE_COLLECTED.fetch_add(bytes as u64, Ordering::Relaxed);
   }

@@ -116,10 +116,14 @@ pub(crate) const EXTERNAL_FROM_26: ExternalFrom = ExternalFrom {
   lean_units: 0xFBEE9,
 };
 
-/// After this many bytes of external strings made with none collected, V8's
-/// GC is taken as stalled (`external_memory::copies_instead`): past V8's
-/// 64 MiB step for external memory and a loop's few strings in flight.
+/// After this many bytes of external strings, and as many strings, made with
+/// none collected, V8's GC is taken as stalled
+/// (`external_memory::copies_instead`): past V8's 64 MiB step for external
+/// memory, and past the few strings in flight in a loop of huge reads, which
+/// a copy would only add to.
 pub(crate) const STALLED_AFTER: u64 = 192 << 20;
+/// See `STALLED_AFTER`.
+pub(crate) const STALLED_AFTER_STRINGS: u64 = 16;
 
 /// The JS layer tells the addon the heap's size once per this many calls
 /// (lib/heap.js): asking V8 costs about a small file's read, and a heap grows
