@@ -18,8 +18,8 @@
 //! unfinished for as long as a loop never yields to the event loop, while our
 //! reports only step it. Once `STALLED_AFTER` bytes of strings, and
 //! `STALLED_AFTER_STRINGS` strings, were made with none collected, strings
-//! are copied for a while (`copies_instead`): V8 ends that marking when its
-//! own heap grows past its limit.
+//! are copied for a while (`copies_instead`): V8's own allocations end that
+//! marking, as they do in fs's loops.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -44,6 +44,13 @@ struct Owed {
   open: bool,
 }
 
+impl Owed {
+  /// The window of a batch still making strings on `env`.
+  fn is_open_on(&self, env: sys::napi_env) -> bool {
+    self.open && self.env == env as usize
+  }
+}
+
 /// The windows not yet reported, of every env (Workers have their own).
 struct Windows {
   owed: Vec<Owed>,
@@ -57,11 +64,17 @@ static WINDOWS: Mutex<Windows> = Mutex::new(Windows {
 });
 static LAST_WINDOW: AtomicU64 = AtomicU64::new(REPORTED_ALONE);
 
-/// Bytes of external strings made since one was last collected (any env),
+/// Bytes of external strings made since V8 last took one back (any env),
 /// then of the copies made instead while stalled.
 static SINCE_COLLECTED: AtomicU64 = AtomicU64::new(0);
-/// External strings made since one was last collected (any env).
+/// External strings made since V8 last took one back (any env).
 static STRINGS_SINCE_COLLECTED: AtomicU64 = AtomicU64::new(0);
+
+/// Starts both counts since the last collection again.
+fn restart_since_collected() {
+  SINCE_COLLECTED.store(0, Ordering::Relaxed);
+  STRINGS_SINCE_COLLECTED.store(0, Ordering::Relaxed);
+}
 
 fn windows() -> MutexGuard<'static, Windows> {
   // Never held across a call into V8, whose GC runs finalizers that take it.
@@ -79,14 +92,10 @@ fn adjust(env: sys::napi_env, change: i64) {
 pub(crate) fn add(env: sys::napi_env, bytes: i64) -> u64 {
   SINCE_COLLECTED.fetch_add(bytes as u64, Ordering::Relaxed);
   STRINGS_SINCE_COLLECTED.fetch_add(1, Ordering::Relaxed);
-  let window = windows()
-    .owed
-    .iter_mut()
-    .find(|o| o.open && o.env == env as usize)
-    .map(|o| {
-      o.bytes += bytes;
-      o.window
-    });
+  let window = windows().owed.iter_mut().find(|o| o.is_open_on(env)).map(|o| {
+    o.bytes += bytes;
+    o.window
+  });
   window.unwrap_or_else(|| {
     adjust(env, bytes);
     REPORTED_ALONE
@@ -96,8 +105,7 @@ pub(crate) fn add(env: sys::napi_env, bytes: i64) -> u64 {
 /// Takes back the `bytes` that `add` reported or owed in `window` (from a
 /// finalizer, on any thread).
 pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
-  SINCE_COLLECTED.store(0, Ordering::Relaxed);
-  STRINGS_SINCE_COLLECTED.store(0, Ordering::Relaxed);
+  restart_since_collected();
   if window != REPORTED_ALONE {
     if let Some(o) = windows().owed.iter_mut().find(|o| o.window == window) {
       o.bytes -= bytes;
@@ -109,21 +117,20 @@ pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
 
 /// Whether a string of `bytes` bytes that would be external is copied
 /// instead, because V8 collected none of `STALLED_AFTER` bytes and
-/// `STALLED_AFTER_STRINGS` strings of them (see the module's documentation). Only a sync call (`sync`) or a sync batch on
-/// `env` copies: async results are made between turns of the event loop,
-/// where V8 ends its marking. The copies count too: after as many bytes of
-/// them, strings are external again, so that a caller who keeps every string
-/// (none ever collected) loses only part of their speed.
+/// `STALLED_AFTER_STRINGS` strings of them (see the module's documentation).
+/// Only a sync call (`sync`) or a sync batch on `env` copies: async results
+/// are made between turns of the event loop, where V8 ends its marking. The
+/// copies count too: after as many bytes of them, strings are external again,
+/// so that a caller who keeps every string (none ever collected) loses only
+/// part of their speed.
 pub(crate) fn copies_instead(env: sys::napi_env, bytes: usize, sync: bool) -> bool {
   let since = SINCE_COLLECTED.load(Ordering::Relaxed);
-  let in_sync_batch = || windows().owed.iter().any(|o| o.open && o.env == env as usize);
-  let strings = STRINGS_SINCE_COLLECTED.load(Ordering::Relaxed);
-  if since < STALLED_AFTER || strings < STALLED_AFTER_STRINGS || !(sync || in_sync_batch()) {
+  let stalled = since >= STALLED_AFTER && STRINGS_SINCE_COLLECTED.load(Ordering::Relaxed) >= STALLED_AFTER_STRINGS;
+  if !stalled || !(sync || windows().owed.iter().any(|o| o.is_open_on(env))) {
     return false;
   }
   if since >= 2 * STALLED_AFTER {
-    SINCE_COLLECTED.store(0, Ordering::Relaxed);
-    STRINGS_SINCE_COLLECTED.store(0, Ordering::Relaxed);
+    restart_since_collected();
   } else {
     SINCE_COLLECTED.fetch_add(bytes as u64, Ordering::Relaxed);
   }
@@ -181,7 +188,7 @@ impl BatchWindow {
   pub(crate) fn open(env: sys::napi_env) -> Self {
     report_ended_batches(env);
     let mut windows = windows();
-    if windows.owed.iter().any(|o| o.open && o.env == env as usize) {
+    if windows.owed.iter().any(|o| o.is_open_on(env)) {
       return BatchWindow { window: None };
     }
     if !windows.envs.contains(&(env as usize)) {
