@@ -32,6 +32,15 @@ pub(crate) const UNKNOWN_SIZE_CHUNK: usize = 1 << 20;
 /// thread, which shares its core with V8's GC threads, costs ASCII and
 /// Latin-1 text more than the split saves.
 pub(crate) const SPLIT_READ_MIN_BYTES: usize = 2 << 20;
+/// ...but below this size, a file whose first `HEAD_PROBE_BYTES` are ASCII
+/// is read by one thread: ASCII needs no conversion, and there the second
+/// thread's half of the copy saves less than waking it costs.
+#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
+pub(crate) const SPLIT_ASCII_READ_MIN_BYTES: usize = 8 << 20;
+/// See `SPLIT_ASCII_READ_MIN_BYTES`: one page, read before the helper is
+/// woken, so it delays the halves of other text by next to nothing.
+#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
+pub(crate) const HEAD_PROBE_BYTES: usize = 4096;
 
 /// Files from this size on that are not split are read in chunks checked for
 /// ASCII while still in cache, which spares `classify` a pass over cold memory.

@@ -2,7 +2,8 @@
 //! fewer calls: open (O_CLOEXEC), fstat, one read sized from `st_size` (+1
 //! byte so that a file which grew since fstat is noticed), close. Large files
 //! we opened ourselves are read as two halves by two threads at once (from
-//! `SPLIT_READ_MIN_BYTES`, see `read_halves`). Files that report size 0 or are
+//! `SPLIT_READ_MIN_BYTES`, or `SPLIT_ASCII_READ_MIN_BYTES` for those whose
+//! first page is ASCII; see `read_halves`). Files that report size 0 or are
 //! not regular (procfs, FIFOs, character devices, terminals) are read in a
 //! growing loop until read returns 0. EINTR is retried everywhere.
 
@@ -16,7 +17,10 @@ use super::syscall;
 use super::{
   cancelled, empty_with_room, grow_towards, max_bytes, room_for, too_long, ReadError, ReadFacts, Split, Stop, Syscall,
 };
-use crate::limits::{CHUNKED_READ_MIN_BYTES, READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES, UNKNOWN_SIZE_CHUNK};
+use crate::limits::{
+  CHUNKED_READ_MIN_BYTES, HEAD_PROBE_BYTES, READ_CHUNK_BYTES, SPLIT_ASCII_READ_MIN_BYTES, SPLIT_READ_MIN_BYTES,
+  UNKNOWN_SIZE_CHUNK,
+};
 use crate::two_threads::{both, page_aligned_middle};
 
 pub const NAME: &str = "syscalls";
@@ -63,22 +67,29 @@ fn read_open_fd(
     return Err(ReadError::TooLarge);
   }
   empty_with_room(buf, room_for(regular, size));
+  let mut ascii_prefix = 0;
   if regular && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed {
-    if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
+    let head_is_ascii = size < SPLIT_ASCII_READ_MIN_BYTES && {
+      read_appending(fd, buf, HEAD_PROBE_BYTES)?;
+      buf.is_ascii()
+    };
+    if head_is_ascii {
+      ascii_prefix = buf.len();
+    } else if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
       return Ok(ReadFacts {
         ascii_prefix,
         in_halves: true,
         ..ReadFacts::default()
       });
     }
-    // The file changed under us: read it on the plain way.
+    // An ASCII head, or the file changed under us: read (the rest) on the plain way.
   }
   let stop = Stop {
     max: max_bytes(),
     cancel,
   };
   let ascii_prefix = if regular && size > 0 {
-    read_sized(fd, stop, buf)?
+    read_sized(fd, stop, buf, ascii_prefix)?
   } else {
     grow_until_eof(fd, stop, buf).map(|()| 0)?
   };
@@ -88,13 +99,13 @@ fn read_open_fd(
   })
 }
 
-/// Regular file of known size, read from the fd's offset into the empty `buf`,
-/// which has room for `size + 1` bytes: a read of `size + 1` bytes normally
-/// finishes it (large files: chunk by chunk). A short read of a regular file
-/// means EOF; a full buffer means the file grew, so we keep reading until EOF.
-/// Returns the length of the known-ASCII prefix.
-fn read_sized(fd: RawFd, stop: Stop, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
-  let mut ascii_prefix = 0;
+/// Regular file of known size, read from the fd's offset into `buf`, which
+/// holds what was read before that offset (its first `ascii_prefix` bytes
+/// ASCII) and has room for `size + 1` bytes in all: a read of `size + 1`
+/// bytes normally finishes it (large files: chunk by chunk). A short read of
+/// a regular file means EOF; a full buffer means the file grew, so we keep
+/// reading until EOF. Returns the length of the known-ASCII prefix.
+fn read_sized(fd: RawFd, stop: Stop, buf: &mut Vec<u8>, mut ascii_prefix: usize) -> Result<usize, ReadError> {
   let wanted = buf.capacity();
   let chunk = if wanted >= CHUNKED_READ_MIN_BYTES {
     READ_CHUNK_BYTES
@@ -126,26 +137,32 @@ fn read_sized(fd: RawFd, stop: Stop, buf: &mut Vec<u8>) -> Result<usize, ReadErr
 /// `read_sized` does: getting it means the file grew. Returns the known-ASCII
 /// prefix, or `None` when the file turned out not to be `size` bytes long (it
 /// changed since fstat) or no thread could be started: the caller then reads
-/// on the plain way. `buf` must be empty, with room for `size + 1` bytes.
+/// on the plain way, from the fd's offset. `buf` holds the file's first bytes
+/// up to that offset (a head shorter than half the file, or nothing) and has
+/// room for `size + 1` bytes in all.
 fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>) -> Result<Option<usize>, ReadError> {
-  debug_assert!(buf.is_empty());
+  let head = buf.len();
+  let head_is_ascii = buf.is_ascii();
   // The split sits on a page boundary, so both halves copy whole pages, and
   // where the conversion splits too.
   let split = page_aligned_middle(size);
-  let room = &mut buf.spare_capacity_mut()[..size + 1];
-  let (left, right) = room.split_at_mut(split);
+  debug_assert!(head < split);
+  let room = &mut buf.spare_capacity_mut()[..size + 1 - head];
+  let (left, right) = room.split_at_mut(split - head);
   let halves = both(
-    || pread_checking_ascii(fd, left, 0),
+    || pread_checking_ascii(fd, left, head),
     || pread_checking_ascii(fd, right, split),
   );
   let Some((left, right)) = halves else {
     return Ok(None);
   };
   let ((left_read, left_ascii), (right_read, right_ascii)) = (left?, right?);
-  if left_read != split || right_read != size - split {
+  let left_ascii = head_is_ascii && left_ascii;
+  if left_read != split - head || right_read != size - split {
     return Ok(None);
   }
-  // SAFETY: the two preads initialised the first `size` bytes.
+  // SAFETY: `buf` held the head, and the two preads initialised the next
+  // bytes up to `size`.
   unsafe { buf.set_len(size) };
   Ok(Some(match (left_ascii, right_ascii) {
     (true, true) => size,
@@ -294,45 +311,44 @@ mod tests {
   }
 
   #[test]
-  fn files_from_the_split_size_on_are_read_in_halves_whatever_they_hold() {
+  fn files_from_the_split_size_on_are_read_in_halves_unless_they_start_as_ascii() {
     let dir = scratch_dir("split-size");
     let p = dir.join("mid.txt");
-    let size = SPLIT_READ_MIN_BYTES;
-    let split = page_aligned_middle(size);
-    // (odd bytes and their position, expected known-ASCII prefix): text that
-    // starts with an error, or with valid non-ASCII text, is split too.
-    for (odd, odd_at, ascii_prefix) in [
-      (&b"\xe9"[..], None, size),
-      (b"\xe9", Some(0), 0),
-      ("é".as_bytes(), Some(0), 0),
-      (b"\xe9", Some(split), split),
-      (b"\xe9", Some(size - 1), split),
-    ] {
+    let read = |size, odd_at, odd| {
       let bytes = write_letters(&p, size, odd_at, odd);
       let mut buf = Vec::new();
       let got = with_terminated(p.as_os_str().as_bytes(), |p| {
         read_path_into(p, libc::O_RDONLY, &mut buf)
       })
       .unwrap();
-      assert!(buf == bytes, "odd bytes {odd:x?} at {odd_at:?}");
-      assert_eq!(
-        got,
-        ReadFacts {
-          ascii_prefix,
-          in_halves: true,
-          ..ReadFacts::default()
-        },
-        "odd bytes {odd:x?} at {odd_at:?}"
-      );
+      assert!(buf == bytes, "{size} bytes, odd bytes {odd:x?} at {odd_at:?}");
+      (got.ascii_prefix, got.in_halves)
+    };
+    let size = SPLIT_READ_MIN_BYTES;
+    let split = page_aligned_middle(size);
+    // The start of the chunk of the plain read (after the probed head) that holds `at`.
+    let chunk_start = |at: usize| HEAD_PROBE_BYTES + (at - HEAD_PROBE_BYTES) / READ_CHUNK_BYTES * READ_CHUNK_BYTES;
+    // (odd bytes and their position, expected known-ASCII prefix, read in
+    // halves): text that starts with an error, or with valid non-ASCII text,
+    // is split; text whose first page is ASCII is not, wherever it stops
+    // being ASCII (the plain read knows its prefix chunk by chunk).
+    for (odd, odd_at, expected) in [
+      (&b"\xe9"[..], None, (size, false)),
+      (b"\xe9", Some(0), (0, true)),
+      ("é".as_bytes(), Some(0), (0, true)),
+      (b"\xe9", Some(HEAD_PROBE_BYTES - 1), (0, true)),
+      (b"\xe9", Some(HEAD_PROBE_BYTES), (HEAD_PROBE_BYTES, false)),
+      (b"\xe9", Some(split), (chunk_start(split), false)),
+      (b"\xe9", Some(size - 1), (chunk_start(size - 1), false)),
+    ] {
+      assert_eq!(read(size, odd_at, odd), expected, "odd bytes {odd:x?} at {odd_at:?}");
     }
-    // One byte less: read on this thread.
-    let bytes = write_letters(&p, size - 1, None, b"");
-    let mut buf = Vec::new();
-    let got = with_terminated(p.as_os_str().as_bytes(), |p| {
-      read_path_into(p, libc::O_RDONLY, &mut buf)
-    })
-    .unwrap();
-    assert!(buf == bytes && !got.in_halves);
+    // One byte less: read on this thread whatever it holds.
+    assert_eq!(read(size - 1, Some(0), b"\xe9"), (0, false));
+    // From the ASCII split size on, ASCII is split too.
+    let size = SPLIT_ASCII_READ_MIN_BYTES;
+    assert_eq!(read(size, None, b""), (size, true));
+    assert_eq!(read(size - 1, None, b""), (size - 1, false));
     std::fs::remove_dir_all(&dir).unwrap();
   }
 
@@ -407,6 +423,15 @@ mod tests {
         "odd byte at {odd_at:?}"
       );
       assert!(buf == bytes, "odd byte at {odd_at:?}");
+      // The same with its first page already read: the halves read the rest.
+      let mut buf = Vec::with_capacity(size + 1);
+      buf.extend_from_slice(&bytes[..HEAD_PROBE_BYTES]);
+      assert_eq!(
+        read_halves(file.as_raw_fd(), size, &mut buf),
+        Ok(Some(prefix)),
+        "odd byte at {odd_at:?}, after a head"
+      );
+      assert!(buf == bytes, "odd byte at {odd_at:?}, after a head");
       // A file longer or shorter than the size fstat gave is left to the plain read.
       for stale_size in [size - 1, size + 1] {
         let mut buf = Vec::with_capacity(size + 2);
