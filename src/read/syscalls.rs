@@ -67,15 +67,12 @@ fn read_open_fd(
     return Err(ReadError::TooLarge);
   }
   empty_with_room(buf, room_for(regular, size));
-  let mut ascii_prefix = 0;
+  // The ASCII prefix of what `buf` holds before the plain read (a probed head).
+  let mut head_ascii = 0;
   if regular && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed {
-    let head_is_ascii = size < SPLIT_ASCII_READ_MIN_BYTES && {
-      read_appending(fd, buf, HEAD_PROBE_BYTES)?;
-      buf.is_ascii()
-    };
-    if head_is_ascii {
-      ascii_prefix = buf.len();
-    } else if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
+    if size < SPLIT_ASCII_READ_MIN_BYTES && head_is_ascii(fd, buf)? {
+      head_ascii = buf.len();
+    } else if let Some(ascii_prefix) = read_halves(fd, size, buf, 0)? {
       return Ok(ReadFacts {
         ascii_prefix,
         in_halves: true,
@@ -89,7 +86,7 @@ fn read_open_fd(
     cancel,
   };
   let ascii_prefix = if regular && size > 0 {
-    read_sized(fd, stop, buf, ascii_prefix)?
+    read_sized(fd, stop, buf, head_ascii)?
   } else {
     grow_until_eof(fd, stop, buf).map(|()| 0)?
   };
@@ -97,6 +94,13 @@ fn read_open_fd(
     ascii_prefix,
     ..ReadFacts::default()
   })
+}
+
+/// Reads the file's first `HEAD_PROBE_BYTES` into the empty `buf` (see
+/// `SPLIT_ASCII_READ_MIN_BYTES`); whether they are all ASCII.
+fn head_is_ascii(fd: RawFd, buf: &mut Vec<u8>) -> Result<bool, ReadError> {
+  read_appending(fd, buf, HEAD_PROBE_BYTES)?;
+  Ok(buf.is_ascii())
 }
 
 /// Regular file of known size, read from the fd's offset into `buf`, which
@@ -138,11 +142,11 @@ fn read_sized(fd: RawFd, stop: Stop, buf: &mut Vec<u8>, mut ascii_prefix: usize)
 /// prefix, or `None` when the file turned out not to be `size` bytes long (it
 /// changed since fstat) or no thread could be started: the caller then reads
 /// on the plain way, from the fd's offset. `buf` holds the file's first bytes
-/// up to that offset (a head shorter than half the file, or nothing) and has
-/// room for `size + 1` bytes in all.
-fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>) -> Result<Option<usize>, ReadError> {
+/// up to that offset (a head shorter than half the file, or nothing), its
+/// first `ascii_prefix` bytes ASCII, as `read_sized` takes it, and has room
+/// for `size + 1` bytes in all.
+fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>, ascii_prefix: usize) -> Result<Option<usize>, ReadError> {
   let head = buf.len();
-  let head_is_ascii = buf.is_ascii();
   // The split sits on a page boundary, so both halves copy whole pages, and
   // where the conversion splits too.
   let split = page_aligned_middle(size);
@@ -157,7 +161,7 @@ fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>) -> Result<Option<usize
     return Ok(None);
   };
   let ((left_read, left_ascii), (right_read, right_ascii)) = (left?, right?);
-  let left_ascii = head_is_ascii && left_ascii;
+  let left_ascii = ascii_prefix == head && left_ascii;
   if left_read != split - head || right_read != size - split {
     return Ok(None);
   }
@@ -418,7 +422,7 @@ mod tests {
       let file = File::open(&p).unwrap();
       let mut buf = Vec::with_capacity(size + 1);
       assert_eq!(
-        read_halves(file.as_raw_fd(), size, &mut buf),
+        read_halves(file.as_raw_fd(), size, &mut buf, 0),
         Ok(Some(prefix)),
         "odd byte at {odd_at:?}"
       );
@@ -426,8 +430,9 @@ mod tests {
       // The same with its first page already read: the halves read the rest.
       let mut buf = Vec::with_capacity(size + 1);
       buf.extend_from_slice(&bytes[..HEAD_PROBE_BYTES]);
+      let head_ascii = if buf.is_ascii() { HEAD_PROBE_BYTES } else { 0 };
       assert_eq!(
-        read_halves(file.as_raw_fd(), size, &mut buf),
+        read_halves(file.as_raw_fd(), size, &mut buf, head_ascii),
         Ok(Some(prefix)),
         "odd byte at {odd_at:?}, after a head"
       );
@@ -435,7 +440,7 @@ mod tests {
       // A file longer or shorter than the size fstat gave is left to the plain read.
       for stale_size in [size - 1, size + 1] {
         let mut buf = Vec::with_capacity(size + 2);
-        assert_eq!(read_halves(file.as_raw_fd(), stale_size, &mut buf), Ok(None));
+        assert_eq!(read_halves(file.as_raw_fd(), stale_size, &mut buf, 0), Ok(None));
       }
       // The path read ends with the same bytes, and leaves nothing open.
       assert!(read_path(p.as_os_str().as_bytes(), libc::O_RDONLY).unwrap() == bytes);
