@@ -29,12 +29,17 @@ pub(crate) const UNKNOWN_SIZE_CHUNK: usize = 1 << 20;
 /// Files from this size on are read as two halves by two threads (where the
 /// reader can), and their conversion is split the same way: each core then
 /// converts the half still in its own cache. Below it, waking the second
-/// thread, which shares its core with V8's GC threads, costs ASCII and
-/// Latin-1 text more than the split saves.
-pub(crate) const SPLIT_READ_MIN_BYTES: usize = 2 << 20;
-/// ...but below this size, a file whose first `HEAD_PROBE_BYTES` are ASCII
-/// is read by one thread: ASCII needs no conversion, and there the second
-/// thread's half of the copy saves less than waking it costs.
+/// thread, which shares its core with V8's GC threads, costs more than the
+/// split saves, even for text that becomes UTF-16 (the costliest conversion).
+pub(crate) const SPLIT_READ_MIN_BYTES: usize = 512 << 10;
+/// ...but below this size, a file whose first `HEAD_PROBE_BYTES` hold no
+/// character above U+00FF is read by one thread: Latin-1 output is a narrowing
+/// about as cheap as a copy.
+#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
+pub(crate) const SPLIT_ONE_BYTE_READ_MIN_BYTES: usize = 2 << 20;
+/// ...and below this one, a file whose first page is ASCII: ASCII needs no
+/// conversion, and there the second thread's half of the copy saves less
+/// than waking it costs.
 #[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
 pub(crate) const SPLIT_ASCII_READ_MIN_BYTES: usize = 8 << 20;
 /// See `SPLIT_ASCII_READ_MIN_BYTES`: one page, read before the helper is

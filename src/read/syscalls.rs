@@ -2,8 +2,8 @@
 //! fewer calls: open (O_CLOEXEC), fstat, one read sized from `st_size` (+1
 //! byte so that a file which grew since fstat is noticed), close. Large files
 //! we opened ourselves are read as two halves by two threads at once (from
-//! `SPLIT_READ_MIN_BYTES`, or `SPLIT_ASCII_READ_MIN_BYTES` for those whose
-//! first page is ASCII; see `read_halves`). Files that report size 0 or are
+//! `SPLIT_READ_MIN_BYTES`, later for those whose first page converts more
+//! cheaply; see `split_read_min` and `read_halves`). Files that report size 0 or are
 //! not regular (procfs, FIFOs, character devices, terminals) are read in a
 //! growing loop until read returns 0. EINTR is retried everywhere.
 
@@ -18,8 +18,8 @@ use super::{
   cancelled, empty_with_room, grow_towards, max_bytes, room_for, too_long, ReadError, ReadFacts, Split, Stop, Syscall,
 };
 use crate::limits::{
-  CHUNKED_READ_MIN_BYTES, HEAD_PROBE_BYTES, READ_CHUNK_BYTES, SPLIT_ASCII_READ_MIN_BYTES, SPLIT_READ_MIN_BYTES,
-  UNKNOWN_SIZE_CHUNK,
+  CHUNKED_READ_MIN_BYTES, HEAD_PROBE_BYTES, READ_CHUNK_BYTES, SPLIT_ASCII_READ_MIN_BYTES,
+  SPLIT_ONE_BYTE_READ_MIN_BYTES, SPLIT_READ_MIN_BYTES, UNKNOWN_SIZE_CHUNK,
 };
 use crate::two_threads::{both, page_aligned_middle};
 
@@ -70,8 +70,15 @@ fn read_open_fd(
   // The ASCII prefix of what `buf` holds before the plain read (a probed head).
   let mut head_ascii = 0;
   if regular && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed {
-    if size < SPLIT_ASCII_READ_MIN_BYTES && head_is_ascii(fd, buf)? {
-      head_ascii = buf.len();
+    let head = if size < SPLIT_ASCII_READ_MIN_BYTES {
+      Some(probe_head(fd, buf)?)
+    } else {
+      None
+    };
+    if size < split_read_min(head) {
+      if head == Some(Head::Ascii) {
+        head_ascii = buf.len();
+      }
     } else if let Some(ascii_prefix) = read_halves(fd, size, buf, 0)? {
       return Ok(ReadFacts {
         ascii_prefix,
@@ -79,7 +86,8 @@ fn read_open_fd(
         ..ReadFacts::default()
       });
     }
-    // An ASCII head, or the file changed under us: read (the rest) on the plain way.
+    // A head that converts cheaply, or the file changed under us: read (the
+    // rest) on the plain way.
   }
   let stop = Stop {
     max: max_bytes(),
@@ -96,11 +104,38 @@ fn read_open_fd(
   })
 }
 
-/// Reads the file's first `HEAD_PROBE_BYTES` into the empty `buf` (see
-/// `SPLIT_ASCII_READ_MIN_BYTES`); whether they are all ASCII.
-fn head_is_ascii(fd: RawFd, buf: &mut Vec<u8>) -> Result<bool, ReadError> {
+/// What a file's first page says of the conversion its text needs.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Head {
+  Ascii,
+  /// Nothing above U+00FF: no lead byte from 0xC4 on.
+  OneByte,
+  /// UTF-16 output (or invalid bytes).
+  TwoByte,
+}
+
+/// Reads the file's first `HEAD_PROBE_BYTES` into the empty `buf` and says
+/// what they hold (see `split_read_min`).
+fn probe_head(fd: RawFd, buf: &mut Vec<u8>) -> Result<Head, ReadError> {
   read_appending(fd, buf, HEAD_PROBE_BYTES)?;
-  Ok(buf.is_ascii())
+  Ok(if buf.is_ascii() {
+    Head::Ascii
+  } else if buf.iter().all(|&b| b < 0xC4) {
+    Head::OneByte
+  } else {
+    Head::TwoByte
+  })
+}
+
+/// From what size a file whose first page is `head` (`None`: not probed) is
+/// read in halves: the cheaper its conversion, the later the second thread
+/// repays its wake-up.
+fn split_read_min(head: Option<Head>) -> usize {
+  match head {
+    Some(Head::Ascii) => SPLIT_ASCII_READ_MIN_BYTES,
+    Some(Head::OneByte) => SPLIT_ONE_BYTE_READ_MIN_BYTES,
+    Some(Head::TwoByte) | None => SPLIT_READ_MIN_BYTES,
+  }
 }
 
 /// Regular file of known size, read from the fd's offset into `buf`, which
@@ -328,27 +363,44 @@ mod tests {
       assert!(buf == bytes, "{size} bytes, odd bytes {odd:x?} at {odd_at:?}");
       (got.ascii_prefix, got.in_halves)
     };
-    let size = SPLIT_READ_MIN_BYTES;
-    let split = page_aligned_middle(size);
-    // The start of the chunk of the plain read (after the probed head) that holds `at`.
-    let chunk_start = |at: usize| HEAD_PROBE_BYTES + (at - HEAD_PROBE_BYTES) / READ_CHUNK_BYTES * READ_CHUNK_BYTES;
     // (odd bytes and their position, expected known-ASCII prefix, read in
-    // halves): text that starts with an error, or with valid non-ASCII text,
-    // is split; text whose first page is ASCII is not, wherever it stops
-    // being ASCII (the plain read knows its prefix chunk by chunk).
-    for (odd, odd_at, expected) in [
-      (&b"\xe9"[..], None, (size, false)),
-      (b"\xe9", Some(0), (0, true)),
-      ("é".as_bytes(), Some(0), (0, true)),
-      (b"\xe9", Some(HEAD_PROBE_BYTES - 1), (0, true)),
-      (b"\xe9", Some(HEAD_PROBE_BYTES), (HEAD_PROBE_BYTES, false)),
-      (b"\xe9", Some(split), (chunk_start(split), false)),
-      (b"\xe9", Some(size - 1), (chunk_start(size - 1), false)),
-    ] {
-      assert_eq!(read(size, odd_at, odd), expected, "odd bytes {odd:x?} at {odd_at:?}");
+    // halves): text whose first page holds an error or a character above
+    // U+00FF is split; text whose first page is ASCII is not, wherever it
+    // stops being ASCII (the plain read knows its prefix chunk by chunk, if
+    // it is chunked), nor is Latin-1 text below its own split size.
+    for size in [SPLIT_READ_MIN_BYTES, SPLIT_ONE_BYTE_READ_MIN_BYTES] {
+      let split = page_aligned_middle(size);
+      // The start of the read (after the probed head) that holds `at`.
+      let chunk_start = |at: usize| {
+        let chunk = if size < CHUNKED_READ_MIN_BYTES {
+          size
+        } else {
+          READ_CHUNK_BYTES
+        };
+        HEAD_PROBE_BYTES + (at - HEAD_PROBE_BYTES) / chunk * chunk
+      };
+      for (odd, odd_at, expected) in [
+        (&b"\xe9"[..], None, (size, false)),
+        (b"\xe9", Some(0), (0, true)),
+        ("中".as_bytes(), Some(0), (0, true)),
+        ("é".as_bytes(), Some(0), (0, size >= SPLIT_ONE_BYTE_READ_MIN_BYTES)),
+        (b"\xe9", Some(HEAD_PROBE_BYTES - 1), (0, true)),
+        (b"\xe9", Some(HEAD_PROBE_BYTES), (HEAD_PROBE_BYTES, false)),
+        (b"\xe9", Some(split), (chunk_start(split), false)),
+        (b"\xe9", Some(size - 1), (chunk_start(size - 1), false)),
+      ] {
+        assert_eq!(
+          read(size, odd_at, odd),
+          expected,
+          "{size} bytes, odd bytes {odd:x?} at {odd_at:?}"
+        );
+      }
     }
+    let size = SPLIT_READ_MIN_BYTES;
     // One byte less: read on this thread whatever it holds.
     assert_eq!(read(size - 1, Some(0), b"\xe9"), (0, false));
+    let size = SPLIT_ONE_BYTE_READ_MIN_BYTES;
+    assert_eq!(read(size - 1, Some(0), "é".as_bytes()), (0, false));
     // From the ASCII split size on, ASCII is split too.
     let size = SPLIT_ASCII_READ_MIN_BYTES;
     assert_eq!(read(size, None, b""), (size, true));
