@@ -51,24 +51,25 @@ export declare function engine(): 'simdutf' | 'fallback' | 'fs'
 /**
  * How the strings of sync calls (`readFileUtf8`, `readFileSync`, `decodeUtf8`)
  * are made, for the whole process (every thread):
- * - `'fast'` (the default): large strings are external strings over our
- *   buffers. V8 frees those only in full GCs, so a loop of large reads holds
- *   more dead strings at its peak than fs's does.
- * - `'lean'`: strings are external only where fs's own are (large files on
- *   Node 26), copied into V8's heap otherwise, so a loop of reads peaks where
- *   fs's does. Slower than `'fast'`, mostly still faster than fs.
+ * - `'lean'` (the default): strings are external only where fs's own are
+ *   (large files on Node 26), copied into V8's heap otherwise, so a loop of
+ *   reads peaks where fs's does.
+ * - `'fast'`: large strings are external strings over our buffers, which
+ *   saves the copy. V8 frees those only in full GCs, so a loop of large reads
+ *   holds more dead strings at its peak than fs's does: for callers who
+ *   would rather spend memory than time.
  *
  * Async reads and batches are not affected: their external strings already
  * peak lower than fs.promises' copies. Returns the mode it replaces; any other
  * value throws an `ERR_INVALID_ARG_VALUE` TypeError. The environment variable
- * `READFILE_UTF8_MEMORY_MODE` (`fast` or `lean`) sets it when the package loads.
+ * `READFILE_UTF8_MEMORY_MODE` (`lean` or `fast`) sets it when the package loads.
  * @example
- * require('readfile-utf8').setMemoryMode('lean') // a server in a small container
+ * require('readfile-utf8').setMemoryMode('fast') // a build tool with memory to spare
  */
 export declare function setMemoryMode(mode: MemoryMode): MemoryMode
 
 /** See {@link setMemoryMode}. */
-export type MemoryMode = 'fast' | 'lean'
+export type MemoryMode = 'lean' | 'fast'
 
 /** Options of {@link readFileUtf8Async}: those of {@link readFileUtf8}, plus an AbortSignal. */
 export interface ReadFileUtf8AsyncOptions extends ReadFileUtf8Options {

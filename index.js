@@ -60,10 +60,12 @@ function readFileSync(path, options) {
 const MEMORY_MODES = ['fast', 'lean']
 
 /**
- * Sets how the whole process's sync calls make strings: 'fast' (the default)
- * or 'lean' (external only where fs's own are, so loops of reads peak as fs's).
- * @param {'fast' | 'lean'} mode
- * @returns {'fast' | 'lean'} the mode it replaces
+ * Sets how the whole process's sync calls make strings: 'lean' (the default:
+ * external only where fs's own are, so loops of reads peak as fs's) or 'fast'
+ * (large ones external, which saves a copy but holds dead strings until a
+ * full GC).
+ * @param {'lean' | 'fast'} mode
+ * @returns {'lean' | 'fast'} the mode it replaces
  */
 function setMemoryMode(mode) {
   if (!MEMORY_MODES.includes(mode)) {

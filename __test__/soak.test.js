@@ -46,10 +46,10 @@ test("a kMaxLength-byte file: fs's ERR_STRING_TOO_LONG, at most one copy of the 
   for (const rss of r.afterGcMiB) assert.ok(rss < r.baselineMiB + 48, `RSS after GC ${rss} MiB`)
 })
 
-test("memory given back: after the same work and 1 s idle, RSS within 32 MiB of fs's (sync, async, decodeUtf8); async peak at concurrency 64 at most fs.promises'; sync peak of invalid text, whose strings are copies, at most 1.25x fs's", () => {
+test("memory given back: after the same work and 1 s idle, RSS within 32 MiB of fs's (sync, async, decodeUtf8); async peak at concurrency 64 at most fs.promises'; sync and decode peaks (the lean default) at most 1.25x fs's", () => {
   // The async peak is compared where the issue sets it, 64 reads in flight: with
   // a few reads at low concurrency both peaks are within noise of each other.
-  // soak.js judges the peaks (invalid text's against COPIED_PEAK_RATIO) and
+  // soak.js judges the peaks (sync and decode against COPIED_PEAK_RATIO) and
   // soak() asserts that it found no problem.
   const r = soak(
     'giveback',

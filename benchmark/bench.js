@@ -49,8 +49,8 @@ Every other option goes to each suite run. Every suite takes:
   --quick            fewer sizes and shorter timings (the default run in about a minute)
   --content <list>   content classes: ascii, latin1, utf8_mixed, cjk, invalid (default: all)
   --size <list>      sizes, e.g. 64B,16KiB,4MiB (each suite has its defaults)
-  --memory-mode <m>  fast or lean: readfile-utf8's setMemoryMode for "ours" (default: fast;
-                     memory also measures lean beside it)
+  --memory-mode <m>  lean or fast: readfile-utf8's setMemoryMode for "ours" (default: lean;
+                     memory also measures fast beside it)
 and its own, listed at the head of its script (e.g. read: --views median,sustained,batched,loaded,
 --time ms, --loop-ms ms, --batch-ms ms; memory: --loop-mib n, --idle-ms ms, --async-reads n;
 bun: --bun path, --loop-ms ms, --rounds n).

@@ -5,7 +5,7 @@
 const { FS_ANSWERS } = require('./errors')
 
 const forFs = () => FS_ANSWERS
-let lean = false
+let lean = true
 const forFsAsync = async () => FS_ANSWERS
 
 module.exports = {

@@ -49,8 +49,9 @@ pub(crate) fn note_heap_bytes(bytes: usize) {
 }
 
 /// Whether the process is in the lean memory mode (see `ExternalFrom::lean_units`):
-/// one setting for every JS thread, as memory is the process's.
-static LEAN: AtomicBool = AtomicBool::new(false);
+/// one setting for every JS thread, as memory is the process's. Lean by
+/// default: a caller's loop of reads must not peak above fs's unless asked.
+static LEAN: AtomicBool = AtomicBool::new(true);
 
 /// Sets the memory mode (lean or not); returns whether it was lean.
 pub(crate) fn set_lean(lean: bool) -> bool {

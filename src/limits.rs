@@ -104,7 +104,7 @@ pub(crate) struct ExternalFrom {
   /// string, V8 starts one for every 64 MiB of them, and its pause grows with
   /// the objects it marks, while a copy dies in a scavenge.
   pub(crate) heap_below: usize,
-  /// In the lean memory mode (`setMemoryMode('lean')`), strings of this many
+  /// In the lean memory mode (the default), strings of this many
   /// code units or more are external, the rest copied: fs's own rule for this
   /// Node, so that a loop of reads peaks where fs's does.
   pub(crate) lean_units: usize,

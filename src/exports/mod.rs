@@ -53,8 +53,9 @@ pub fn note_heap_bytes(bytes: f64) -> u32 {
   crate::limits::HEAP_CHECK_EVERY
 }
 
-/// Sets the process's memory mode: `lean` makes strings external only where
-/// fs's are (see `limits::ExternalFrom::lean_units`). Returns whether it was lean.
+/// Sets the process's memory mode: `lean` (the default) makes strings external
+/// only where fs's are (see `limits::ExternalFrom::lean_units`). Returns
+/// whether it was lean.
 #[napi(js_name = "setLeanStrings")]
 pub fn set_lean_strings(lean: bool) -> bool {
   js_string::set_lean(lean)
