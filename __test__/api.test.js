@@ -7,6 +7,8 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
+// These tests expect the default memory mode, here and in their children.
+delete process.env.READFILE_UTF8_MEMORY_MODE
 const api = require('..')
 const { scratch, assertSameError } = require('./helpers')
 

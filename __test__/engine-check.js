@@ -67,7 +67,8 @@ async function main() {
     assertDecodes(bytes, `random #${i}`)
     if (i % 10 === 0) await assertReads(Buffer.from(bytes), `random #${i}`)
   }
-  // Read in halves (2 MiB on), and past the two-thread lossy decode (8 MiB on).
+  // Read in halves (every class but ASCII from 2 MiB on), and past the
+  // two-thread lossy decode (8 MiB on).
   const large = full
     ? [[(2 << 20) + 7, Object.keys(BASES), Object.keys(ODD)], [(9 << 20) + 3, ['latin1', 'utf8_mixed'], Object.keys(ODD)]]
     : [[(2 << 20) + 7, ['ascii', 'latin1', 'utf8_mixed'], ['é (U+00E9)', 'Ā (U+0100)', 'stray FF', 'truncated E2 82']], [(9 << 20) + 3, ['utf8_mixed'], ['stray FF', 'truncated E2 82']]]

@@ -65,7 +65,7 @@ async function stop(child) {
 }
 
 // Valid UTF-8 with characters of every length; no U+FFFD, so a cut shows.
-const ORIGINAL = Buffer.from('ascii é ÿ Ā 中文 😀 text\n'.repeat(40000)) // ~1.2 MiB: read in chunks
+const ORIGINAL = Buffer.from('ascii é ÿ Ā 中文 😀 text\n'.repeat(40000)) // ~1.2 MiB: read in halves
 
 /** Rounds of reads made while another process changes the file, however slow this machine is. */
 const MIN_ROUNDS = 3

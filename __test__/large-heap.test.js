@@ -3,7 +3,9 @@
 // is: every full GC must mark them all. External strings are freed only by
 // full GCs, which V8 starts for every 64 MiB of them, so there large strings
 // must be copies, and a loop of reads must bring on no more full GCs than the
-// same loop of Node's own calls. And every string is still fs's.
+// same loop of Node's own calls. And every string is still fs's. The children
+// run in the fast memory mode, whose sync calls would otherwise make external
+// strings (the lean default copies where fs does).
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
@@ -31,7 +33,7 @@ function inLargeHeap(body) {
       const out = await (async () => { ${body} })()
       console.log('--- result ' + JSON.stringify({ out, live: objects.length }))
     })()`
-  const r = spawnSync(process.execPath, ['--trace-gc', '-e', script], { encoding: 'utf8', maxBuffer: 64 << 20 })
+  const r = spawnSync(process.execPath, ['--trace-gc', '-e', script], { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, READFILE_UTF8_MEMORY_MODE: 'fast' } })
   assert.equal(r.status, 0, r.stderr)
   const after = r.stdout.split('--- filled\n')[1]
   assert.ok(after !== undefined, r.stdout.slice(-2000))

@@ -10,6 +10,8 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { Worker } = require('node:worker_threads')
 
+// These tests expect the default memory mode, here and in their children.
+delete process.env.READFILE_UTF8_MEMORY_MODE
 const api = require('..')
 const { scratch } = require('./helpers')
 

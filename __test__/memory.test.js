@@ -1,6 +1,8 @@
 'use strict'
 // External strings keep their memory outside V8's heap. Unless V8's GC is told
 // about it, a loop of reads grows RSS to gigabytes before any finalizer runs.
+// Sync calls make them in the fast memory mode (the lean default copies where
+// fs does), so every child here runs in it (FAST).
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
@@ -10,6 +12,8 @@ const { spawnSync } = require('node:child_process')
 const { scratch } = require('./helpers')
 
 const LIMIT_MiB = 400
+/** A child's environment: the fast memory mode. */
+const FAST = { ...process.env, READFILE_UTF8_MEMORY_MODE: 'fast' }
 
 test(`3000 reads of a 1 MiB file of each class, nothing kept: peak RSS stays under ${LIMIT_MiB} MiB`, (t) => {
   const cases = {
@@ -28,7 +32,7 @@ test(`3000 reads of a 1 MiB file of each class, nothing kept: peak RSS stays und
       let same = 0
       for (let i = 0; i < 3000 && process.memoryUsage.rss() < ${LIMIT_MiB} * 2 ** 20; i++) same += readFileUtf8(${JSON.stringify(file)}) === expected
       process.stdout.write(JSON.stringify({ same, maxRssKiB: process.resourceUsage().maxRSS }))`
-    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: FAST })
     assert.equal(r.status, 0, r.stderr)
     const { same, maxRssKiB } = JSON.parse(r.stdout)
     const peakMiB = maxRssKiB / 1024
@@ -57,7 +61,7 @@ test('buffers of huge reads are kept for a moment only: RSS back near the baseli
     setTimeout(() => {
       process.stdout.write(JSON.stringify({ same, baseline, held, after: rss() }))
     }, 2000)`
-  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' })
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', env: FAST })
   assert.equal(r.status, 0, r.stderr)
   const { same, baseline, held, after } = JSON.parse(r.stdout)
   t.diagnostic(`RSS ${baseline.toFixed(0)} MiB before, ${held.toFixed(0)} right after the reads, ${after.toFixed(0)} 2 s later`)
@@ -66,7 +70,7 @@ test('buffers of huge reads are kept for a moment only: RSS back near the baseli
 })
 
 let batchFileList
-/** 8 ASCII and 8 mixed-text files of 1 MiB: external strings on every Node (written once). */
+/** 8 ASCII and 8 mixed-text files of 1 MiB: external strings on every Node in the fast mode (written once). */
 function batchFiles() {
   if (batchFileList) return batchFileList
   const files = []
@@ -100,7 +104,7 @@ test(`loops of sync batches, only the last kept: V8 hears of each batch's string
         }
         process.stdout.write(JSON.stringify({ batches, same, maxRssKiB: process.resourceUsage().maxRSS }))
       })()`
-    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: FAST })
     assert.equal(r.status, 0, r.stderr)
     const { batches, same, maxRssKiB } = JSON.parse(r.stdout)
     const peakMiB = maxRssKiB / 1024
@@ -140,7 +144,7 @@ test("batch strings collected before their bytes are reported, batches that thro
       await new Promise((resolve) => setTimeout(resolve, 50))
       process.stdout.write(JSON.stringify({ sink, maxRssKiB: process.resourceUsage().maxRSS }))
     })()`
-  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' })
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', env: FAST })
   assert.equal(r.status, 0, `ended with ${r.signal ?? r.status}: ${r.stderr}`)
   const { sink, maxRssKiB } = JSON.parse(r.stdout)
   assert.ok(sink > 0)
@@ -170,7 +174,7 @@ test('Workers that end right after a batch, before its bytes are reported: no V8
       await new Promise((resolve) => setTimeout(resolve, 50))
       process.stdout.write(String(n))
     })()`
-  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8' })
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', env: FAST })
   assert.equal(r.status, 0, `ended with ${r.signal ?? r.status}: ${r.stderr}`)
   assert.equal(r.stdout, String(20 * files.length))
 })
@@ -178,7 +182,7 @@ test('Workers that end right after a batch, before its bytes are reported: no V8
 test('strings never collected: after a while they are copied into the heap in turns, each still fs.readFileSync', (t) => {
   // A caller that keeps every string gives V8 nothing to collect, as a loop
   // that V8 never finishes a GC in does: both get copies part of the time.
-  const file = batchFiles()[0] // 1 MiB of ASCII: external on every Node
+  const file = batchFiles()[0] // 1 MiB of ASCII: external on every Node (fast mode)
   const script = `
     const { readFileUtf8, readFilesUtf8 } = require(${JSON.stringify(path.join(__dirname, '..'))})
     const expected = require('node:fs').readFileSync(${JSON.stringify(file)}, 'utf8')
@@ -195,7 +199,7 @@ test('strings never collected: after a while they are copied into the heap in tu
       external: mib(after.external - before.external),
       heap: mib(after.heapUsed - before.heapUsed),
     }))`
-  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: FAST })
   assert.equal(r.status, 0, r.stderr)
   const { same, count, external, heap } = JSON.parse(r.stdout)
   t.diagnostic(`600 MiB of strings kept: ${external.toFixed(0)} MiB external, ${heap.toFixed(0)} MiB in the heap`)

@@ -42,8 +42,10 @@ pub(crate) const SPLIT_ONE_BYTE_READ_MIN_BYTES: usize = 2 << 20;
 /// than waking it costs.
 #[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
 pub(crate) const SPLIT_ASCII_READ_MIN_BYTES: usize = 8 << 20;
-/// See `SPLIT_ASCII_READ_MIN_BYTES`: one page, read before the helper is
-/// woken, so it delays the halves of other text by next to nothing.
+/// The first page of files of `SPLIT_READ_MIN_BYTES` up to
+/// `SPLIT_ASCII_READ_MIN_BYTES`, which decides whether they are split (see
+/// `SPLIT_ONE_BYTE_READ_MIN_BYTES`): read before the helper is woken, so it
+/// delays the halves by next to nothing.
 #[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
 pub(crate) const HEAD_PROBE_BYTES: usize = 4096;
 

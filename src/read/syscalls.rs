@@ -104,13 +104,14 @@ fn read_open_fd(
   })
 }
 
-/// What a file's first page says of the conversion its text needs.
+/// What a file's first page says of the conversion its text needs (a guess
+/// for the rest of the file, which only decides how it is read).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Head {
   Ascii,
-  /// Nothing above U+00FF: no lead byte from 0xC4 on.
+  /// No byte from 0xC4 on: Latin-1 output, if the text is valid.
   OneByte,
-  /// UTF-16 output (or invalid bytes).
+  /// A byte from 0xC4 on: UTF-16 output, or an invalid byte.
   TwoByte,
 }
 
@@ -350,12 +351,13 @@ mod tests {
   }
 
   #[test]
-  fn files_from_the_split_size_on_are_read_in_halves_unless_they_start_as_ascii() {
+  fn files_from_the_split_size_on_are_read_in_halves_unless_their_first_page_converts_cheaply() {
     let dir = scratch_dir("split-size");
     let p = dir.join("mid.txt");
     let read = |size, odd_at, odd| {
       let bytes = write_letters(&p, size, odd_at, odd);
-      let mut buf = Vec::new();
+      // Exactly the room a read asks for: a larger pooled buffer would chunk reads.
+      let mut buf = Vec::with_capacity(size + 1);
       let got = with_terminated(p.as_os_str().as_bytes(), |p| {
         read_path_into(p, libc::O_RDONLY, &mut buf)
       })
