@@ -100,7 +100,7 @@ test('in both modes every API gives fs\'s string at the sizes where the making o
 test('in both modes, text either side of the size from which lean leaves it to V8\'s decoder, and of the size from which a read buffer is freed before a copy, is fs\'s string', () => {
   const MiB = 1 << 20
   const files = []
-  for (const bytes of [8 * MiB - 1, 8 * MiB, 32 * MiB - 1, 32 * MiB]) {
+  for (const bytes of [4 * MiB - 1, 4 * MiB, 8 * MiB - 1, 8 * MiB, 32 * MiB - 1, 32 * MiB]) {
     for (const [name, unit] of [['latin1', 'é'], ['cjk', '中'], ['ascii', 'a']]) {
       const text = Buffer.from(unit.repeat(Math.ceil(bytes / Buffer.byteLength(unit))))
       // Whole characters, padded with ASCII to the exact size.

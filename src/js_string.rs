@@ -21,7 +21,6 @@ use crate::buffers::{self, Reusable};
 use crate::external_memory;
 use crate::limits::{
   ExternalFrom, BORROWED_ASCII_COPY_BELOW, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26, MAX_STRING_LENGTH,
-  READ_FREED_BEFORE_COPY_FROM,
 };
 use crate::read::ReadError;
 use crate::transcode::Text;
@@ -246,7 +245,7 @@ fn create<T: CodeUnit>(
 /// external string waits for a full GC: a loop of such reads peaks as fs's.
 /// `read`: the buffer the text was read into, if the caller is done with it:
 /// a large one is freed before a copy of replaced text, or of any text in the
-/// lean mode (`limits::READ_FREED_BEFORE_COPY_FROM`).
+/// lean mode (`ExternalFrom::read_freed_from`).
 pub(crate) fn from_converted(
   env: sys::napi_env,
   text: Text,
@@ -258,7 +257,7 @@ pub(crate) fn from_converted(
   let maker = (!copied_anyway).then_some(maker);
   let free_read = || {
     let for_peak = copied_anyway || is_lean();
-    if let Some(read) = read.filter(|read| for_peak && read.len() >= READ_FREED_BEFORE_COPY_FROM) {
+    if let Some(read) = read.filter(|read| for_peak && read.len() >= external_from(env).read_freed_from) {
       drop(std::mem::take(read));
     }
   };

@@ -95,7 +95,8 @@ pub(crate) const DENSE_MIN_ERRORS: usize = 16;
 // ── JS string ─────────────────────────────────────────────────────────────
 
 /// From how many bytes of string data a string is made external rather than
-/// copied into V8's heap, per code-unit width.
+/// copied into V8's heap, per code-unit width, and when a copy's read buffer
+/// goes first: per Node major.
 pub(crate) struct ExternalFrom {
   /// One-byte data we own (a read buffer of ASCII, transcoded Latin-1).
   pub(crate) one_byte: usize,
@@ -110,6 +111,13 @@ pub(crate) struct ExternalFrom {
   /// code units or more are external, the rest copied: fs's own rule for this
   /// Node, so that a loop of reads peaks where fs's does.
   pub(crate) lean_units: usize,
+  /// A sync call that copies replaced text (always copied, as fs's is), or
+  /// any converted text in the lean mode, read from a file of this size or
+  /// more frees its read buffer before V8's copy is made: the converted text
+  /// and V8's copy then peak no higher than fs's Buffer and string do.
+  /// Otherwise the buffer is kept for the next read, whose fresh pages would
+  /// fault in: later on Node 26, whose copies keep less of our lead.
+  pub(crate) read_freed_from: usize,
 }
 
 /// Node 20–24: copies into V8's heap are slow enough that external strings win
@@ -119,6 +127,7 @@ pub(crate) const EXTERNAL_FROM_BEFORE_26: ExternalFrom = ExternalFrom {
   two_byte: 64 << 10,
   heap_below: 64 << 20,
   lean_units: usize::MAX,
+  read_freed_from: 4 << 20,
 };
 
 /// Node 26 copies strings much faster: copies, which die in scavenges as
@@ -130,6 +139,7 @@ pub(crate) const EXTERNAL_FROM_26: ExternalFrom = ExternalFrom {
   heap_below: 48 << 20,
   // Node's EXTERN_APEX (src/string_bytes.cc).
   lean_units: 0xFBEE9,
+  read_freed_from: 8 << 20,
 };
 
 /// After this many bytes of external strings, and as many strings, made with
@@ -152,12 +162,6 @@ pub(crate) const HEAP_CHECK_EVERY: u32 = 64;
 /// and from this size on our read alone keeps the call ahead of fs.
 pub(crate) const V8_DECODES_INVALID_FROM: usize = 32 << 20;
 
-/// A sync call that copies replaced text (always copied, as fs's is), or any
-/// converted text in the lean mode, read from a file of this size or more
-/// frees its read buffer before V8's copy is made: the converted text and
-/// V8's copy then peak no higher than fs's Buffer and string do. Otherwise
-/// the buffer is kept for the next read, whose fresh pages would fault in.
-pub(crate) const READ_FREED_BEFORE_COPY_FROM: usize = 8 << 20;
 /// ASCII a caller keeps (decodeUtf8's input) shorter than this is copied
 /// straight into V8's heap, whatever `ExternalFrom` says: it must be copied
 /// either way, and up to V8's largest young-generation object that copy is
