@@ -16,6 +16,9 @@ const SCRATCH = GIVEN
   : fs.mkdtempSync(path.join(os.tmpdir(), 'readfile-utf8-test-'))
 process.on('exit', () => fs.rmSync(SCRATCH, { recursive: true, force: true }))
 
+/** A child's environment in the fast memory mode, where sync calls make external strings. */
+const FAST_MODE_ENV = { ...process.env, READFILE_UTF8_MEMORY_MODE: 'fast' }
+
 /** A path in this process's scratch folder. */
 function scratch(name) {
   return path.join(SCRATCH, name)
@@ -111,4 +114,4 @@ function osErrorFixtures(prefix) {
   return { existing, dir, loopA, osErrors }
 }
 
-module.exports = { SCRATCH, scratch, hex, assertSameAsFs, thrown, errorFields, assertSameError, osErrorFixtures }
+module.exports = { SCRATCH, FAST_MODE_ENV, scratch, hex, assertSameAsFs, thrown, errorFields, assertSameError, osErrorFixtures }

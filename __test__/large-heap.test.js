@@ -12,7 +12,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
-const { scratch } = require('./helpers')
+const { scratch, FAST_MODE_ENV } = require('./helpers')
 const { BASES, bigBuffer } = require('./cases')
 const { takesNative } = require('../lib/decode')
 
@@ -33,7 +33,7 @@ function inLargeHeap(body) {
       const out = await (async () => { ${body} })()
       console.log('--- result ' + JSON.stringify({ out, live: objects.length }))
     })()`
-  const r = spawnSync(process.execPath, ['--trace-gc', '-e', script], { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, READFILE_UTF8_MEMORY_MODE: 'fast' } })
+  const r = spawnSync(process.execPath, ['--trace-gc', '-e', script], { encoding: 'utf8', maxBuffer: 64 << 20, env: FAST_MODE_ENV })
   assert.equal(r.status, 0, r.stderr)
   const after = r.stdout.split('--- filled\n')[1]
   assert.ok(after !== undefined, r.stdout.slice(-2000))

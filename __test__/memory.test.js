@@ -2,18 +2,16 @@
 // External strings keep their memory outside V8's heap. Unless V8's GC is told
 // about it, a loop of reads grows RSS to gigabytes before any finalizer runs.
 // Sync calls make them in the fast memory mode (the lean default copies where
-// fs does), so every child here runs in it (FAST).
+// fs does), so every child here runs in it (FAST_MODE_ENV).
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')
 const fs = require('node:fs')
 const { spawnSync } = require('node:child_process')
 
-const { scratch } = require('./helpers')
+const { scratch, FAST_MODE_ENV } = require('./helpers')
 
 const LIMIT_MiB = 400
-/** A child's environment: the fast memory mode. */
-const FAST = { ...process.env, READFILE_UTF8_MEMORY_MODE: 'fast' }
 
 test(`3000 reads of a 1 MiB file of each class, nothing kept: peak RSS stays under ${LIMIT_MiB} MiB`, (t) => {
   const cases = {
@@ -32,7 +30,7 @@ test(`3000 reads of a 1 MiB file of each class, nothing kept: peak RSS stays und
       let same = 0
       for (let i = 0; i < 3000 && process.memoryUsage.rss() < ${LIMIT_MiB} * 2 ** 20; i++) same += readFileUtf8(${JSON.stringify(file)}) === expected
       process.stdout.write(JSON.stringify({ same, maxRssKiB: process.resourceUsage().maxRSS }))`
-    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: FAST })
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: FAST_MODE_ENV })
     assert.equal(r.status, 0, r.stderr)
     const { same, maxRssKiB } = JSON.parse(r.stdout)
     const peakMiB = maxRssKiB / 1024
@@ -61,7 +59,7 @@ test('buffers of huge reads are kept for a moment only: RSS back near the baseli
     setTimeout(() => {
       process.stdout.write(JSON.stringify({ same, baseline, held, after: rss() }))
     }, 2000)`
-  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', env: FAST })
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', env: FAST_MODE_ENV })
   assert.equal(r.status, 0, r.stderr)
   const { same, baseline, held, after } = JSON.parse(r.stdout)
   t.diagnostic(`RSS ${baseline.toFixed(0)} MiB before, ${held.toFixed(0)} right after the reads, ${after.toFixed(0)} 2 s later`)
@@ -104,7 +102,7 @@ test(`loops of sync batches, only the last kept: V8 hears of each batch's string
         }
         process.stdout.write(JSON.stringify({ batches, same, maxRssKiB: process.resourceUsage().maxRSS }))
       })()`
-    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: FAST })
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: FAST_MODE_ENV })
     assert.equal(r.status, 0, r.stderr)
     const { batches, same, maxRssKiB } = JSON.parse(r.stdout)
     const peakMiB = maxRssKiB / 1024
@@ -144,7 +142,7 @@ test("batch strings collected before their bytes are reported, batches that thro
       await new Promise((resolve) => setTimeout(resolve, 50))
       process.stdout.write(JSON.stringify({ sink, maxRssKiB: process.resourceUsage().maxRSS }))
     })()`
-  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', env: FAST })
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', env: FAST_MODE_ENV })
   assert.equal(r.status, 0, `ended with ${r.signal ?? r.status}: ${r.stderr}`)
   const { sink, maxRssKiB } = JSON.parse(r.stdout)
   assert.ok(sink > 0)
@@ -174,7 +172,7 @@ test('Workers that end right after a batch, before its bytes are reported: no V8
       await new Promise((resolve) => setTimeout(resolve, 50))
       process.stdout.write(String(n))
     })()`
-  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', env: FAST })
+  const r = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', env: FAST_MODE_ENV })
   assert.equal(r.status, 0, `ended with ${r.signal ?? r.status}: ${r.stderr}`)
   assert.equal(r.stdout, String(20 * files.length))
 })
@@ -199,7 +197,7 @@ test('strings never collected: after a while they are copied into the heap in tu
       external: mib(after.external - before.external),
       heap: mib(after.heapUsed - before.heapUsed),
     }))`
-  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: FAST })
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: FAST_MODE_ENV })
   assert.equal(r.status, 0, r.stderr)
   const { same, count, external, heap } = JSON.parse(r.stdout)
   t.diagnostic(`600 MiB of strings kept: ${external.toFixed(0)} MiB external, ${heap.toFixed(0)} MiB in the heap`)

@@ -17,6 +17,7 @@ use super::syscall;
 use super::{
   cancelled, empty_with_room, grow_towards, max_bytes, room_for, too_long, ReadError, ReadFacts, Split, Stop, Syscall,
 };
+use crate::classify::{classify, Class};
 use crate::limits::{
   CHUNKED_READ_MIN_BYTES, HEAD_PROBE_BYTES, READ_CHUNK_BYTES, SPLIT_ASCII_READ_MIN_BYTES,
   SPLIT_ONE_BYTE_READ_MIN_BYTES, SPLIT_READ_MIN_BYTES, UNKNOWN_SIZE_CHUNK,
@@ -76,10 +77,10 @@ fn read_open_fd(
       None
     };
     if size < split_read_min(head) {
-      if head == Some(Head::Ascii) {
+      if head == Some(Class::Ascii) {
         head_ascii = buf.len();
       }
-    } else if let Some(ascii_prefix) = read_halves(fd, size, buf, 0)? {
+    } else if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
       return Ok(ReadFacts {
         ascii_prefix,
         in_halves: true,
@@ -104,38 +105,22 @@ fn read_open_fd(
   })
 }
 
-/// What a file's first page says of the conversion its text needs (a guess
-/// for the rest of the file, which only decides how it is read).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Head {
-  Ascii,
-  /// No byte from 0xC4 on: Latin-1 output, if the text is valid.
-  OneByte,
-  /// A byte from 0xC4 on: UTF-16 output, or an invalid byte.
-  TwoByte,
-}
-
-/// Reads the file's first `HEAD_PROBE_BYTES` into the empty `buf` and says
-/// what they hold (see `split_read_min`).
-fn probe_head(fd: RawFd, buf: &mut Vec<u8>) -> Result<Head, ReadError> {
+/// Reads the file's first `HEAD_PROBE_BYTES` into the empty `buf` and
+/// classifies them: a guess for the rest of the file, which only decides how
+/// it is read (see `split_read_min`).
+fn probe_head(fd: RawFd, buf: &mut Vec<u8>) -> Result<Class, ReadError> {
   read_appending(fd, buf, HEAD_PROBE_BYTES)?;
-  Ok(if buf.is_ascii() {
-    Head::Ascii
-  } else if buf.iter().all(|&b| b < 0xC4) {
-    Head::OneByte
-  } else {
-    Head::TwoByte
-  })
+  Ok(classify(buf))
 }
 
-/// From what size a file whose first page is `head` (`None`: not probed) is
-/// read in halves: the cheaper its conversion, the later the second thread
-/// repays its wake-up.
-fn split_read_min(head: Option<Head>) -> usize {
+/// From what size a file whose first page is of class `head` (`None`: not
+/// probed) is read in halves: the cheaper its conversion, the later the
+/// second thread repays its wake-up.
+fn split_read_min(head: Option<Class>) -> usize {
   match head {
-    Some(Head::Ascii) => SPLIT_ASCII_READ_MIN_BYTES,
-    Some(Head::OneByte) => SPLIT_ONE_BYTE_READ_MIN_BYTES,
-    Some(Head::TwoByte) | None => SPLIT_READ_MIN_BYTES,
+    Some(Class::Ascii) => SPLIT_ASCII_READ_MIN_BYTES,
+    Some(Class::Latin1Range) => SPLIT_ONE_BYTE_READ_MIN_BYTES,
+    Some(Class::Wide) | None => SPLIT_READ_MIN_BYTES,
   }
 }
 
@@ -178,11 +163,11 @@ fn read_sized(fd: RawFd, stop: Stop, buf: &mut Vec<u8>, mut ascii_prefix: usize)
 /// prefix, or `None` when the file turned out not to be `size` bytes long (it
 /// changed since fstat) or no thread could be started: the caller then reads
 /// on the plain way, from the fd's offset. `buf` holds the file's first bytes
-/// up to that offset (a head shorter than half the file, or nothing), its
-/// first `ascii_prefix` bytes ASCII, as `read_sized` takes it, and has room
-/// for `size + 1` bytes in all.
-fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>, ascii_prefix: usize) -> Result<Option<usize>, ReadError> {
+/// up to that offset (a head shorter than half the file, or nothing) and has
+/// room for `size + 1` bytes in all.
+fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>) -> Result<Option<usize>, ReadError> {
   let head = buf.len();
+  let head_is_ascii = buf.is_ascii();
   // The split sits on a page boundary, so both halves copy whole pages, and
   // where the conversion splits too.
   let split = page_aligned_middle(size);
@@ -197,7 +182,7 @@ fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>, ascii_prefix: usize) -
     return Ok(None);
   };
   let ((left_read, left_ascii), (right_read, right_ascii)) = (left?, right?);
-  let left_ascii = ascii_prefix == head && left_ascii;
+  let left_ascii = head_is_ascii && left_ascii;
   if left_read != split - head || right_read != size - split {
     return Ok(None);
   }
@@ -476,7 +461,7 @@ mod tests {
       let file = File::open(&p).unwrap();
       let mut buf = Vec::with_capacity(size + 1);
       assert_eq!(
-        read_halves(file.as_raw_fd(), size, &mut buf, 0),
+        read_halves(file.as_raw_fd(), size, &mut buf),
         Ok(Some(prefix)),
         "odd byte at {odd_at:?}"
       );
@@ -484,9 +469,8 @@ mod tests {
       // The same with its first page already read: the halves read the rest.
       let mut buf = Vec::with_capacity(size + 1);
       buf.extend_from_slice(&bytes[..HEAD_PROBE_BYTES]);
-      let head_ascii = if buf.is_ascii() { HEAD_PROBE_BYTES } else { 0 };
       assert_eq!(
-        read_halves(file.as_raw_fd(), size, &mut buf, head_ascii),
+        read_halves(file.as_raw_fd(), size, &mut buf),
         Ok(Some(prefix)),
         "odd byte at {odd_at:?}, after a head"
       );
@@ -494,7 +478,7 @@ mod tests {
       // A file longer or shorter than the size fstat gave is left to the plain read.
       for stale_size in [size - 1, size + 1] {
         let mut buf = Vec::with_capacity(size + 2);
-        assert_eq!(read_halves(file.as_raw_fd(), stale_size, &mut buf, 0), Ok(None));
+        assert_eq!(read_halves(file.as_raw_fd(), stale_size, &mut buf), Ok(None));
       }
       // The path read ends with the same bytes, and leaves nothing open.
       assert!(read_path(p.as_os_str().as_bytes(), libc::O_RDONLY).unwrap() == bytes);
