@@ -18,7 +18,6 @@
 //!   moved down after them if the left half wrote fewer.
 
 use std::mem::MaybeUninit;
-use std::sync::mpsc;
 
 use super::{simd, starts_invalid};
 use crate::buffers::{self as pool, Reusable};
@@ -146,18 +145,11 @@ fn convert_halves<T: Copy + Send>(
   if (conversion.refuses_start)(left) {
     return None;
   }
-  let (hand_over, take_over) = mpsc::sync_channel(1);
-  let whole_room = &mut *room;
+  let (left_room, right_room) = room.split_at_mut(room_for_left(left, conversion.count));
   let halves = both(
-    move || {
-      let left_room = place_right_half(left, whole_room, conversion.count, &hand_over);
-      convert_into_exact(left, left_room, conversion)
-    },
-    move || {
-      // The room after the left half's units is at least `right.len()`.
-      let right_room = take_over.recv().ok()?;
-      convert_whole(right, &mut right_room[..right.len()], conversion.convert)
-    },
+    || convert_into_exact(left, left_room, conversion),
+    // The room after the left half's units is at least `right.len()`.
+    || convert_whole(right, &mut right_room[..right.len()], conversion.convert),
   );
   match halves {
     Some((Some(left_written), Some(right_written))) => Some(left_written + right_written),
@@ -166,21 +158,13 @@ fn convert_halves<T: Copy + Send>(
   }
 }
 
-/// Splits `room` after the units `left` converts to if valid (`count`), hands
-/// the rest to the right half's thread, and returns the left half's part.
-/// Valid text has at most one unit per byte; `min` keeps any count in range,
-/// so the right half's part is at least as long as the right half.
-fn place_right_half<'a, T>(
-  left: &[u8],
-  room: &'a mut [MaybeUninit<T>],
-  count: fn(&[u8]) -> usize,
-  hand_over: &mpsc::SyncSender<&'a mut [MaybeUninit<T>]>,
-) -> &'a mut [MaybeUninit<T>] {
-  let (left_room, right_room) = room.split_at_mut(count(left).min(left.len()));
-  // Refused only if the right half's thread is gone (it panicked): the
-  // caller's `both` re-raises that.
-  let _ = hand_over.send(right_room);
-  left_room
+/// The units `left` converts to if valid (`count`), where the right half's
+/// start. Counted on the calling thread before the helper gets the right half:
+/// a helper waiting for the count would sleep and need waking. Valid text has
+/// at most one unit per byte; `min` keeps any count in range, so the right
+/// half's room is at least as long as the right half.
+fn room_for_left(left: &[u8], count: fn(&[u8]) -> usize) -> usize {
+  count(left).min(left.len())
 }
 
 /// Whether the first `EARLY_CHECK_BYTES` of `bytes` have no byte above 0xC3,
@@ -247,38 +231,31 @@ pub(super) fn decode_halves(bytes: &[u8], decode_into: LossyDecoder, append: Los
   let (left, right) = bytes.split_at(split);
   let mut out: Vec<u16> = pool::take(bytes.len());
   let room = &mut out.spare_capacity_mut()[..bytes.len()];
-  let (hand_over, take_over) = mpsc::sync_channel(1);
+  let (left_room, right_room) = room.split_at_mut(room_for_left(left, UTF16.count));
+  let units = left_room.len();
   let halves = both(
-    move || {
-      let left_room = place_right_half(left, room, UTF16.count, &hand_over);
-      let units = left_room.len();
-      match convert_into_exact(left, left_room, &UTF16) {
-        Some(_) => (units, None),
-        None => {
-          let mut own = pool::take(left.len());
-          let replaced = append(left, &mut own);
-          (units, Some((own, replaced)))
-        }
+    || match convert_into_exact(left, left_room, &UTF16) {
+      Some(_) => None,
+      None => {
+        let mut own = pool::take(left.len());
+        let replaced = append(left, &mut own);
+        Some((own, replaced))
       }
     },
-    move || {
-      // The room after the left half's units is at least `right.len()`.
-      let right_room = take_over.recv().ok()?;
-      Some(decode_into(right, right_room))
-    },
+    || decode_into(right, right_room),
   );
-  let Some(((left_units, left_own), Some(right))) = halves else {
+  let Some((left_own, right)) = halves else {
     pool::give(out);
     return None;
   };
   let right_units = right.units;
   let room = out.spare_capacity_mut();
   let (left_units, left_replaced) = match left_own {
-    None => (left_units, false),
+    None => (units, false),
     // The left half's units are not the ones counted: the right half's move
     // to follow them (a decode writes at most one unit per byte: they fit).
     Some((own, replaced)) => {
-      room.copy_within(left_units..left_units + right_units, own.len());
+      room.copy_within(units..units + right_units, own.len());
       room[..own.len()].write_copy_of_slice(&own);
       let len = own.len();
       pool::give(own);

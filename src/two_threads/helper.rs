@@ -46,17 +46,7 @@ static HELPER: OnceLock<Option<&'static Helper>> = OnceLock::new();
 /// does for a busy helper).
 fn helper() -> Option<&'static Helper> {
   *HELPER.get_or_init(|| {
-    let helper: &'static Helper = Box::leak(Box::new(Helper {
-      process: std::process::id(),
-      claimed: AtomicBool::new(false),
-      task: Mutex::new(None),
-      task_waiting: AtomicBool::new(false),
-      task_ready: Condvar::new(),
-      helper_sleeping: AtomicBool::new(false),
-      finished: AtomicBool::new(false),
-      task_done: Condvar::new(),
-      caller_sleeping: AtomicBool::new(false),
-    }));
+    let helper: &'static Helper = Box::leak(Box::new(Helper::new()));
     let started = thread::Builder::new()
       .name("readfile-utf8-helper".into())
       .spawn(move || helper.serve());
@@ -71,6 +61,21 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Helper {
+  /// A helper with no task, for a thread to `serve`.
+  fn new() -> Helper {
+    Helper {
+      process: std::process::id(),
+      claimed: AtomicBool::new(false),
+      task: Mutex::new(None),
+      task_waiting: AtomicBool::new(false),
+      task_ready: Condvar::new(),
+      helper_sleeping: AtomicBool::new(false),
+      finished: AtomicBool::new(false),
+      task_done: Condvar::new(),
+      caller_sleeping: AtomicBool::new(false),
+    }
+  }
+
   /// The helper's loop: wait for a task, run it, say so.
   fn serve(&self) {
     loop {
@@ -121,6 +126,15 @@ impl Helper {
     self.claimed.store(false, Ordering::Release);
   }
 
+  /// The task handed over, if the helper has not taken it yet: then it never
+  /// will, and the helper counts as finished.
+  fn take_back(&self) -> Option<Task> {
+    let task = lock(&self.task).take()?;
+    self.task_waiting.store(false, Ordering::Relaxed);
+    self.finished.store(true, Ordering::Release);
+    Some(task)
+  }
+
   /// Hands `task` to the helper, waking it if it sleeps.
   fn hand_over(&self, task: Task) {
     self.finished.store(false, Ordering::Relaxed);
@@ -165,29 +179,47 @@ where
   L: FnOnce() -> A,
   R: FnOnce() -> B + Send,
 {
-  let Some(helper) = helper().filter(|h| h.process == std::process::id()) else {
-    return Err((left, right));
-  };
-  if helper.claimed.swap(true, Ordering::Acquire) {
-    return Err((left, right));
+  match helper().filter(|h| h.process == std::process::id()) {
+    Some(helper) => helper.run_beside(left, right),
+    None => Err((left, right)),
   }
-  let mut right_result: Option<thread::Result<B>> = None;
-  let result_slot = &mut right_result;
-  let task: Box<dyn FnOnce() + Send + '_> = Box::new(move || {
-    *result_slot = Some(panic::catch_unwind(AssertUnwindSafe(right)));
-  });
-  // SAFETY: only the lifetime is erased; `waiting` below blocks until the helper has
-  // run and dropped the task before this function returns or unwinds, so nothing the
-  // task borrows (`right`'s captures, `right_result`) is used after its borrow ends.
-  let task: Task = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, Task>(task) };
-  helper.hand_over(task);
-  let waiting = WaitForHelper(helper);
-  let left = left();
-  drop(waiting);
-  match right_result {
-    Some(Ok(right)) => Ok((left, right)),
-    Some(Err(payload)) => panic::resume_unwind(payload),
-    None => unreachable!("the helper finished without running the task"),
+}
+
+impl Helper {
+  /// `run_beside` with this helper. If it has not taken `right` by the time
+  /// `left` is done (asleep, or its core busy with other work), `right` runs
+  /// on this thread instead of this thread waiting for it.
+  fn run_beside<A, B, L, R>(&'static self, left: L, right: R) -> Result<(A, B), (L, R)>
+  where
+    B: Send,
+    L: FnOnce() -> A,
+    R: FnOnce() -> B + Send,
+  {
+    if self.claimed.swap(true, Ordering::Acquire) {
+      return Err((left, right));
+    }
+    let mut right_result: Option<thread::Result<B>> = None;
+    let result_slot = &mut right_result;
+    let task: Box<dyn FnOnce() + Send + '_> = Box::new(move || {
+      *result_slot = Some(panic::catch_unwind(AssertUnwindSafe(right)));
+    });
+    // SAFETY: only the lifetime is erased; `waiting` below blocks until the task has
+    // been run and dropped (by the helper, or here once taken back) before this
+    // function returns or unwinds, so nothing the task borrows (`right`'s captures,
+    // `right_result`) is used after its borrow ends.
+    let task: Task = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, Task>(task) };
+    self.hand_over(task);
+    let waiting = WaitForHelper(self);
+    let left = left();
+    if let Some(task) = self.take_back() {
+      task();
+    }
+    drop(waiting);
+    match right_result {
+      Some(Ok(right)) => Ok((left, right)),
+      Some(Err(payload)) => panic::resume_unwind(payload),
+      None => unreachable!("the task finished without running"),
+    }
   }
 }
 
@@ -227,11 +259,47 @@ mod tests {
         },
       );
       assert_eq!(a, 500);
-      assert_eq!(b.as_deref(), Some("readfile-utf8-helper"));
+      // On the helper, or here if taken back before the helper began.
+      assert!(b.as_deref() == Some("readfile-utf8-helper") || b == thread::current().name().map(str::to_owned));
     }
     let sum: u32 = (0..500).sum();
     assert!(data[..500].iter().all(|&x| x == sum));
     assert!(data[500..].iter().all(|&x| x == 2 * sum));
+  }
+
+  #[test]
+  fn a_right_half_the_helper_has_begun_runs_there() {
+    let _one = lock(&ONE_AT_A_TIME);
+    let begun = AtomicBool::new(false);
+    let (waited, on) = on_the_helper(
+      || {
+        let start = Instant::now();
+        while !begun.load(Ordering::Acquire) && start.elapsed() < Duration::from_secs(10) {
+          std::hint::spin_loop();
+        }
+        begun.load(Ordering::Acquire)
+      },
+      || {
+        begun.store(true, Ordering::Release);
+        thread::current().name().map(str::to_owned)
+      },
+    );
+    assert!(waited, "the helper never began the right half");
+    assert_eq!(on.as_deref(), Some("readfile-utf8-helper"));
+  }
+
+  #[test]
+  fn a_right_half_the_helper_never_takes_runs_on_the_caller() {
+    // A helper no thread serves: every task handed over is still there when
+    // the left half is done.
+    let idle: &'static Helper = Box::leak(Box::new(Helper::new()));
+    let caller = thread::current().id();
+    for round in 0..3 {
+      let (left, right) = idle
+        .run_beside(|| round, || thread::current().id())
+        .unwrap_or_else(|_| panic!("the idle helper was busy"));
+      assert_eq!((left, right), (round, caller));
+    }
   }
 
   #[test]

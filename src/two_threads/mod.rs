@@ -8,13 +8,10 @@ use std::thread;
 
 /// Runs `left` on this thread and `right` on the helper thread (or, if another
 /// caller has it, on a new thread), at the same time, and returns both results;
-/// `None`, with neither run, if no thread could be started. A panic in `right`
-/// is re-raised here (and caught at the napi boundary).
-///
-/// A caller that hands data from `left` to `right` through a channel moves the
-/// sender into `left`: if `left` panics, the sender is dropped as it unwinds,
-/// which ends `right`'s wait before `both` waits for `right`. A sender borrowed
-/// instead would hang `both` on such a panic.
+/// `None`, with neither run, if no thread could be started. A `right` the
+/// helper has not begun when `left` is done runs on this thread after it, so
+/// `right` must not wait for anything `left` does. A panic in `right` is
+/// re-raised here (and caught at the napi boundary).
 pub(crate) fn both<A, B: Send>(left: impl FnOnce() -> A, right: impl FnOnce() -> B + Send) -> Option<(A, B)> {
   let (left, right) = match helper::run_beside(left, right) {
     Ok(both) => return Some(both),
