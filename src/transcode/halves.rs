@@ -158,8 +158,8 @@ fn convert_halves<T: Copy + Send>(
   }
 }
 
-/// The units `left` converts to if valid (`count`), where the right half's
-/// start. Counted on the calling thread before the helper gets the right half:
+/// The units `left` converts to if valid (`count`): where the right half's
+/// units start. Counted on the calling thread before the helper gets the right half:
 /// a helper waiting for the count would sleep and need waking. Valid text has
 /// at most one unit per byte; `min` keeps any count in range, so the right
 /// half's room is at least as long as the right half.
@@ -232,7 +232,7 @@ pub(super) fn decode_halves(bytes: &[u8], decode_into: LossyDecoder, append: Los
   let mut out: Vec<u16> = pool::take(bytes.len());
   let room = &mut out.spare_capacity_mut()[..bytes.len()];
   let (left_room, right_room) = room.split_at_mut(room_for_left(left, UTF16.count));
-  let units = left_room.len();
+  let counted = left_room.len();
   let halves = both(
     || match convert_into_exact(left, left_room, &UTF16) {
       Some(_) => None,
@@ -251,11 +251,11 @@ pub(super) fn decode_halves(bytes: &[u8], decode_into: LossyDecoder, append: Los
   let right_units = right.units;
   let room = out.spare_capacity_mut();
   let (left_units, left_replaced) = match left_own {
-    None => (units, false),
+    None => (counted, false),
     // The left half's units are not the ones counted: the right half's move
     // to follow them (a decode writes at most one unit per byte: they fit).
     Some((own, replaced)) => {
-      room.copy_within(units..units + right_units, own.len());
+      room.copy_within(counted..counted + right_units, own.len());
       room[..own.len()].write_copy_of_slice(&own);
       let len = own.len();
       pool::give(own);

@@ -135,6 +135,42 @@ impl Helper {
     Some(task)
   }
 
+  /// `run_beside` with this helper. If it has not taken `right` by the time
+  /// `left` is done (asleep, or its core busy with other work), `right` runs
+  /// on this thread instead of this thread waiting for it.
+  fn run_beside<A, B, L, R>(&'static self, left: L, right: R) -> Result<(A, B), (L, R)>
+  where
+    B: Send,
+    L: FnOnce() -> A,
+    R: FnOnce() -> B + Send,
+  {
+    if self.claimed.swap(true, Ordering::Acquire) {
+      return Err((left, right));
+    }
+    let mut right_result: Option<thread::Result<B>> = None;
+    let result_slot = &mut right_result;
+    let task: Box<dyn FnOnce() + Send + '_> = Box::new(move || {
+      *result_slot = Some(panic::catch_unwind(AssertUnwindSafe(right)));
+    });
+    // SAFETY: only the lifetime is erased; `waiting` below blocks until the task has
+    // been run and dropped (by the helper, or here once taken back) before this
+    // function returns or unwinds, so nothing the task borrows (`right`'s captures,
+    // `right_result`) is used after its borrow ends.
+    let task: Task = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, Task>(task) };
+    self.hand_over(task);
+    let waiting = WaitForHelper(self);
+    let left = left();
+    if let Some(task) = self.take_back() {
+      task();
+    }
+    drop(waiting);
+    match right_result {
+      Some(Ok(right)) => Ok((left, right)),
+      Some(Err(payload)) => panic::resume_unwind(payload),
+      None => unreachable!("the task finished without running"),
+    }
+  }
+
   /// Hands `task` to the helper, waking it if it sleeps.
   fn hand_over(&self, task: Task) {
     self.finished.store(false, Ordering::Relaxed);
@@ -182,44 +218,6 @@ where
   match helper().filter(|h| h.process == std::process::id()) {
     Some(helper) => helper.run_beside(left, right),
     None => Err((left, right)),
-  }
-}
-
-impl Helper {
-  /// `run_beside` with this helper. If it has not taken `right` by the time
-  /// `left` is done (asleep, or its core busy with other work), `right` runs
-  /// on this thread instead of this thread waiting for it.
-  fn run_beside<A, B, L, R>(&'static self, left: L, right: R) -> Result<(A, B), (L, R)>
-  where
-    B: Send,
-    L: FnOnce() -> A,
-    R: FnOnce() -> B + Send,
-  {
-    if self.claimed.swap(true, Ordering::Acquire) {
-      return Err((left, right));
-    }
-    let mut right_result: Option<thread::Result<B>> = None;
-    let result_slot = &mut right_result;
-    let task: Box<dyn FnOnce() + Send + '_> = Box::new(move || {
-      *result_slot = Some(panic::catch_unwind(AssertUnwindSafe(right)));
-    });
-    // SAFETY: only the lifetime is erased; `waiting` below blocks until the task has
-    // been run and dropped (by the helper, or here once taken back) before this
-    // function returns or unwinds, so nothing the task borrows (`right`'s captures,
-    // `right_result`) is used after its borrow ends.
-    let task: Task = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, Task>(task) };
-    self.hand_over(task);
-    let waiting = WaitForHelper(self);
-    let left = left();
-    if let Some(task) = self.take_back() {
-      task();
-    }
-    drop(waiting);
-    match right_result {
-      Some(Ok(right)) => Ok((left, right)),
-      Some(Err(payload)) => panic::resume_unwind(payload),
-      None => unreachable!("the task finished without running"),
-    }
   }
 }
 
