@@ -4,6 +4,9 @@
 // because a reader can win in one and lose in another:
 //   median     per-call medians of mitata's loops, a gc() before each loop
 //   mean       the means of the same samples (they carry the GC pauses)
+//              (median, mean and batched run each cell in a process of its
+//              own: V8 keeps freed large pages for reuse, so a cell in a heap
+//              the cells before it used would inherit their page sizes)
 //   sustained  each reader alone in a fresh process, in a plain loop of calls:
 //              total time / calls, with GC and fresh memory paid in the loop
 //   batched    batches of back-to-back calls, the two readers taking turns in
@@ -19,6 +22,7 @@
 //
 // Progress goes to stderr, the Markdown report to stdout.
 const path = require('node:path')
+const { spawnSync } = require('node:child_process')
 
 const { CONTENTS, SIZES, ensureFixture } = require('./fixtures')
 const { KiB, MiB, sizeLabel, fmtTime, fmtRatio, table, matrix, duration } = require('./format')
@@ -36,6 +40,8 @@ const opts = suiteOptions(
     'loop-ms': { type: 'string' },
     'loop-rounds': { type: 'string' },
     'batch-ms': { type: 'string' },
+    // Internal: measure the in-process views of this one file, print them as JSON.
+    cell: { type: 'string' },
   },
   { sizes: SIZES, quickSizes: [KiB, 256 * KiB, 4 * MiB] },
 )
@@ -65,8 +71,28 @@ function verify(file, content, size) {
   }
 }
 
-/** ns per call of each view's readers for one file. */
-async function measure(file) {
+const IN_PROCESS_VIEWS = ['median', 'batched']
+
+/** ns per call of each view's readers for one file: the in-process views in a child of their own. */
+function measure(file) {
+  const cell = {}
+  if (views.some((v) => IN_PROCESS_VIEWS.includes(v))) {
+    const args = [...process.execArgv, __filename, ...process.argv.slice(2), '--cell', file]
+    const child = spawnSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    if (child.status !== 0) throw new Error(`matrix.js --cell ${file} failed (${child.status ?? child.signal})`)
+    Object.assign(cell, JSON.parse(child.stdout))
+  }
+  for (const [view, heapMib] of [['sustained', 0], ['loaded', LOADED_HEAP_MIB]]) {
+    if (!views.includes(view)) continue
+    const args = (name) => [path.join(__dirname, 'loop-child.js'), name, file, '--ms', String(settings.loopMs), '--heap-mib', String(heapMib)]
+    const runs = inChildren(['ours', 'fs'], settings.loopRounds, args)
+    cell[view] = { ours: median(runs.ours.map((r) => r.nsPerCall)), fs: median(runs.fs.map((r) => r.nsPerCall)) }
+  }
+  return cell
+}
+
+/** The in-process views of one file, in this process. */
+async function measureHere(file) {
   const cell = {}
   let fsCallNs
   if (views.includes('median')) {
@@ -82,12 +108,6 @@ async function measure(file) {
     fsCallNs ??= median(Array.from({ length: 5 }, () => timeOne(readers[1].fn)))
     const calls = Math.max(1, Math.round((BATCH_MS * 1e6) / fsCallNs))
     cell.batched = timeBatches(readers, { calls, budgetMs: settings.batchMs })
-  }
-  for (const [view, heapMib] of [['sustained', 0], ['loaded', LOADED_HEAP_MIB]]) {
-    if (!views.includes(view)) continue
-    const args = (name) => [path.join(__dirname, 'loop-child.js'), name, file, '--ms', String(settings.loopMs), '--heap-mib', String(heapMib)]
-    const runs = inChildren(['ours', 'fs'], settings.loopRounds, args)
-    cell[view] = { ours: median(runs.ours.map((r) => r.nsPerCall)), fs: median(runs.fs.map((r) => r.nsPerCall)) }
   }
   return cell
 }
@@ -110,9 +130,9 @@ function report(cells) {
     '#### Speed-up over `fs.readFileSync(p, \'utf8\')` (fs time / readFileUtf8 time; under 1.00× is slower than fs)',
     '',
     `Views: ${shownViews.join(', ')}. median and mean: ${settings.budgetMs} ms per reader per cell in ${settings.rounds} interleaved rounds, ` +
-      `a gc() before each loop${hasGc ? '' : ' (no gc() available)'}; ${SAMPLING}. ` +
+      `a gc() before each loop${hasGc ? '' : ' (no gc() available)'}; ${SAMPLING}; each cell in a fresh process. ` +
       `sustained: ${settings.loopRounds} round(s) of a ${settings.loopMs} ms plain loop per reader, each in a fresh process; median of the rounds. ` +
-      `batched: batches of ~${BATCH_MS} ms of fs's calls, the readers taking turns in one process for ${settings.batchMs} ms each; median batch. ` +
+      `batched: batches of ~${BATCH_MS} ms of fs's calls, the readers taking turns for ${settings.batchMs} ms each in the cell's process; median batch. ` +
       `loaded: the sustained loop in a process holding ~${LOADED_HEAP_MIB} MiB of live objects.`,
   ]
   if (shownViews.length > 1) {
@@ -151,6 +171,10 @@ function report(cells) {
 }
 
 async function main() {
+  if (opts.values.cell) {
+    process.stdout.write(JSON.stringify(await measureHere(opts.values.cell)))
+    return
+  }
   // Fixtures first, so that generating 64 MiB files never lands inside a measurement.
   const files = new Map()
   for (const content of opts.contents) {
@@ -167,7 +191,7 @@ async function main() {
     const eta = done ? `, ~${duration(((performance.now() - started) / done) * (files.size - done))} to go` : ''
     progress(`read [${done + 1}/${files.size}] ${content} ${sizeLabel(size)}${eta}`)
     verify(file, content, size)
-    cells.set(key, await measure(file))
+    cells.set(key, measure(file))
   }
   if (process.stderr.isTTY) process.stderr.write('\r\x1b[2K')
   process.stdout.write(report(cells) + '\n')
