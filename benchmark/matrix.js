@@ -53,7 +53,7 @@ const settings = {
   rounds: Math.round(opts.number('rounds', 3)),
   // sustained: one loop per reader per round, each in a fresh process.
   loopMs: opts.number('loop-ms', 250, 100),
-  loopRounds: Math.round(opts.number('loop-rounds', 2, 1)),
+  loopRounds: Math.round(opts.number('loop-rounds', 3, 1)),
   // batched: time per reader per cell; each batch lasts about BATCH_MS of fs's calls.
   batchMs: opts.number('batch-ms', 250, 100),
 }
