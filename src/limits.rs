@@ -61,8 +61,11 @@ pub(crate) const READ_CHUNK_BYTES: usize = 256 * 1024;
 
 /// How long a caller that finished its half first spins before it sleeps (the
 /// halves are equal, so the other usually ends within microseconds), and how
-/// long the helper thread spins for a next task before it sleeps.
-pub(crate) const HELPER_SPIN_FOR: Duration = Duration::from_micros(50);
+/// long the helper thread spins for a next task before it sleeps: long enough
+/// to outlast making one string and starting the next read of a loop, since a
+/// helper woken from sleep while V8's threads hold the other core often starts
+/// its half too late to help; short enough that its core is soon given back.
+pub(crate) const HELPER_SPIN_FOR: Duration = Duration::from_micros(300);
 
 // ── transcode ─────────────────────────────────────────────────────────────
 

@@ -311,14 +311,15 @@ mod tests {
         std::hint::spin_loop();
       }
     };
+    let span = 2 * SPIN_FOR.as_micros() as u64;
     let mut seed = 0x2545_f491_u64;
     let mut next = move || {
       seed = seed
         .wrapping_mul(6_364_136_223_846_793_005)
         .wrapping_add(1_442_695_040_888_963_407);
-      (seed >> 33) % 120
+      (seed >> 33) % span
     };
-    for round in 0..2000u64 {
+    for round in 0..1000u64 {
       let (left_for, right_for, gap) = (next(), next(), next());
       let (a, b) = on_the_helper(|| busy(left_for), || (busy(right_for), round).1);
       assert_eq!((a, b), ((), round));
