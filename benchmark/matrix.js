@@ -22,7 +22,6 @@
 //
 // Progress goes to stderr, the Markdown report to stdout.
 const path = require('node:path')
-const { spawnSync } = require('node:child_process')
 
 const { CONTENTS, SIZES, ensureFixture } = require('./fixtures')
 const { KiB, MiB, sizeLabel, fmtTime, fmtRatio, table, matrix, duration } = require('./format')
@@ -77,10 +76,8 @@ const IN_PROCESS_VIEWS = ['median', 'batched']
 function measure(file) {
   const cell = {}
   if (views.some((v) => IN_PROCESS_VIEWS.includes(v))) {
-    const args = [...process.execArgv, __filename, ...process.argv.slice(2), '--cell', file]
-    const child = spawnSync(process.execPath, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
-    if (child.status !== 0) throw new Error(`matrix.js --cell ${file} failed (${child.status ?? child.signal})`)
-    Object.assign(cell, JSON.parse(child.stdout))
+    const args = () => [__filename, ...process.argv.slice(2), '--cell', file]
+    Object.assign(cell, inChildren(['cell'], 1, args, process.execArgv).cell[0])
   }
   for (const [view, heapMib] of [['sustained', 0], ['loaded', LOADED_HEAP_MIB]]) {
     if (!views.includes(view)) continue

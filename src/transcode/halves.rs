@@ -159,10 +159,10 @@ fn convert_halves<T: Copy + Send>(
 }
 
 /// The units `left` converts to if valid (`count`): where the right half's
-/// units start. Counted on the calling thread before the helper gets the right half:
-/// a helper waiting for the count would sleep and need waking. Valid text has
-/// at most one unit per byte; `min` keeps any count in range, so the right
-/// half's room is at least as long as the right half.
+/// units start. Counted on the calling thread before the helper gets the right
+/// half: a helper waiting for the count would sleep and need waking. Valid
+/// text has at most one unit per byte; `min` keeps any count in range, so the
+/// right half's room is at least as long as the right half.
 fn room_for_left(left: &[u8], count: fn(&[u8]) -> usize) -> usize {
   count(left).min(left.len())
 }
