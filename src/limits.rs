@@ -197,6 +197,12 @@ pub(crate) const LOCAL_KEEP: usize = 2;
 /// burst of large strings can leave behind until `KEEP_IDLE_FOR` frees it.
 pub(crate) const SHARED_MAX_BYTES: usize = 256 << 20;
 
+/// Of buffers this large or larger, the pool keeps only the newest idle one
+/// per element type: a loop of huge reads uses one at a time, while a full GC
+/// that frees several huge external strings at once would otherwise leave all
+/// their buffers resident beside the strings still alive.
+pub(crate) const SHARED_ONE_IDLE_FROM_BYTES: usize = 32 << 20;
+
 /// A pooled buffer serves a request if its capacity is at most this many times
 /// the request, so little memory is held idle behind a string.
 pub(crate) const MAX_WASTE_FACTOR: usize = 2;
