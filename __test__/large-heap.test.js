@@ -123,25 +123,38 @@ test(`in a large heap, a loop of ${LOOP_MIB} MiB of reads brings on no more full
   }
 })
 
-test('the heap is measured once every few calls, not on every call', () => {
-  const v8 = require('node:v8')
-  const { readFileUtf8, decodeUtf8 } = require('..')
-  const file = scratch('large-heap-small.txt')
-  fs.writeFileSync(file, 'small\n')
-  const measure = v8.getHeapSpaceStatistics
-  let measured = 0
-  v8.getHeapSpaceStatistics = () => {
-    measured++
-    return measure()
-  }
-  try {
-    for (let i = 0; i < 1000; i++) {
-      assert.equal(readFileUtf8(file), 'small\n')
-      assert.equal(decodeUtf8(Buffer.from('small\n')), 'small\n')
+test('the heap is measured only once a string could be external, then once every few calls', () => {
+  const small = scratch('large-heap-small.txt')
+  fs.writeFileSync(small, 'small\n')
+  const large = scratch('large-heap-one-large.txt')
+  // External on every Node once read asynchronously (limits::ExternalFrom).
+  fs.writeFileSync(large, Buffer.alloc(4 << 20, 'a'))
+  const script = `
+    const lib = require(${JSON.stringify(path.join(__dirname, '..'))})
+    const smallReads = () => {
+      for (let i = 0; i < 1000; i++) {
+        if (lib.readFileUtf8(${JSON.stringify(small)}) !== 'small\\n') throw new Error('read')
+        if (lib.decodeUtf8(Buffer.from('small\\n')) !== 'small\\n') throw new Error('decode')
+      }
     }
-  } finally {
-    v8.getHeapSpaceStatistics = measure
-  }
+    smallReads()
+    const loadedBefore = process.moduleLoadList.includes('NativeModule v8')
+    const v8 = require('node:v8')
+    const measure = v8.getHeapSpaceStatistics
+    let measured = 0
+    v8.getHeapSpaceStatistics = () => {
+      measured++
+      return measure()
+    }
+    lib.readFileUtf8Async(${JSON.stringify(large)}).then((text) => {
+      smallReads()
+      console.log(JSON.stringify({ loadedBefore, measured, chars: text.length }))
+    })`
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+  assert.equal(r.status, 0, r.stderr)
+  const { loadedBefore, measured, chars } = JSON.parse(r.stdout)
+  assert.equal(chars, 4 << 20)
+  assert.equal(loadedBefore, false, 'node:v8 is not loaded by 2000 small calls')
   // Asking V8 costs about as much as a small file's read.
-  assert.ok(measured >= 1 && measured <= 2000 / 16, `measured ${measured} times in 2000 calls`)
+  assert.ok(measured >= 1 && measured <= 2000 / 16, `measured ${measured} times in 2000 calls after a large string`)
 })

@@ -47,6 +47,16 @@ pub(crate) fn note_heap_bytes(bytes: usize) {
   HEAP_BYTES.with(|heap| heap.set(bytes));
 }
 
+/// Whether some string has been large enough to become external, so that the
+/// heap's size matters: until then the JS layer does not measure it, which
+/// would load node:v8 into a process that reads only small files.
+static HEAP_WANTED: AtomicBool = AtomicBool::new(false);
+
+/// See `HEAP_WANTED`.
+pub(crate) fn heap_wanted() -> bool {
+  HEAP_WANTED.load(Ordering::Relaxed)
+}
+
 /// Whether the process is in the lean memory mode (see `ExternalFrom::lean_units`):
 /// one setting for every JS thread, as memory is the process's. Lean by
 /// default: a caller's loop of reads must not peak above fs's unless asked.
@@ -102,6 +112,9 @@ fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held, 
     (1, Held::Callers) => bytes >= from.one_byte.max(BORROWED_ASCII_COPY_BELOW),
     _ => bytes >= from.two_byte,
   };
+  if large && !heap_wanted() {
+    HEAP_WANTED.store(true, Ordering::Relaxed);
+  }
   large
     && HEAP_BYTES.with(Cell::get) < from.heap_below
     && !external_memory::copies_instead(env, bytes, maker == Maker::SyncCall)

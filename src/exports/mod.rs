@@ -24,7 +24,7 @@ use napi::{sys, Env};
 use napi_derive::napi;
 
 use crate::js_string::{self, Maker, Reply};
-use crate::{pipeline, read, transcode};
+use crate::{limits, pipeline, read, transcode};
 
 /// Reads the file at `path` given as raw bytes (a Buffer path) opened with
 /// numeric fs `flags`: the string, or a failure code.
@@ -46,11 +46,19 @@ pub fn read_fd(env: Env, fd: i32) -> Reply {
 /// Notes what the calling thread's JS heap holds in small objects outside its
 /// young generation, which decides whether large strings may be external (see
 /// `limits::ExternalFrom`); returns how many calls lib/heap.js lets pass
-/// before it tells again.
+/// before it tells again. `bytes < 0`: not measured yet; returns 0 once the
+/// heap's size matters (`js_string::heap_wanted`), for it to be measured now.
 #[napi(js_name = "noteHeapBytes")]
 pub fn note_heap_bytes(bytes: f64) -> u32 {
+  if bytes < 0.0 {
+    return if js_string::heap_wanted() {
+      0
+    } else {
+      limits::HEAP_UNMEASURED_CHECK_EVERY
+    };
+  }
   js_string::note_heap_bytes(bytes as usize);
-  crate::limits::HEAP_CHECK_EVERY
+  limits::HEAP_CHECK_EVERY
 }
 
 /// Sets the process's memory mode: `lean` (the default) makes strings external
