@@ -2,9 +2,10 @@
 // Tells the addon how much its thread's JS heap holds in small objects outside
 // the young generation, once every few calls: large strings become external
 // strings only while that is small, since only a full GC frees them and the
-// pause of one grows with the objects it marks (src/limits.rs). Until some
-// string could be external, the heap is not measured and node:v8, which a
-// process pays for in memory, is not loaded.
+// pause of one grows with the objects it marks (src/limits.rs). The addon
+// first asks for it (through `heapBytes`) when a string is large enough for
+// it to matter: until then node:v8, which a process pays for in memory, is
+// not loaded.
 const native = require('./native')
 
 let v8
@@ -12,6 +13,7 @@ let untilCheck = 0
 
 /** What the heap holds in small objects outside the young generation. */
 function heapBytes() {
+  v8 ??= require('node:v8')
   let bytes = 0
   // Left out: young objects, which a scavenge frees (the copies a loop of
   // reads makes are among them), and large objects, mostly strings and
@@ -23,16 +25,13 @@ function heapBytes() {
   return bytes
 }
 
+native.setHeapMeter(heapBytes)
+
 /** Called before each native read or decode; `now`: whatever the count (a batch). */
 function noteHeap(now = false) {
   if (--untilCheck > 0 && !now) return
-  if (v8 === undefined) {
-    // -1: not measured; the addon answers 0 once the heap's size matters.
-    untilCheck = native.noteHeapBytes(-1)
-    if (untilCheck > 0) return
-    v8 = require('node:v8')
-  }
-  untilCheck = native.noteHeapBytes(heapBytes())
+  // -1 until the addon first asked: nothing to tell.
+  untilCheck = native.noteHeapBytes(v8 === undefined ? -1 : heapBytes())
 }
 
 module.exports = { noteHeap }

@@ -36,25 +36,66 @@ fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
 
 thread_local! {
   /// What this JS thread's heap holds in small objects outside its young
-  /// generation, as its JS layer last told it (`note_heap_bytes`): every
-  /// string is made on a JS thread, and each has its own heap (the main
-  /// thread's, or a Worker's).
-  static HEAP_BYTES: Cell<usize> = const { Cell::new(0) };
+  /// generation, as its JS layer last told it (`note_heap_bytes`), or `None`
+  /// before it was first measured: every string is made on a JS thread, and
+  /// each has its own heap (the main thread's, or a Worker's).
+  static HEAP_BYTES: Cell<Option<usize>> = const { Cell::new(None) };
+  /// The JS layer's function that measures this thread's heap
+  /// (`set_heap_meter`), with the env it belongs to.
+  static HEAP_METER: Cell<Option<(usize, sys::napi_ref)>> = const { Cell::new(None) };
 }
 
 /// Notes that figure for the calling JS thread (lib/heap.js).
 pub(crate) fn note_heap_bytes(bytes: usize) {
-  HEAP_BYTES.with(|heap| heap.set(bytes));
+  HEAP_BYTES.with(|heap| heap.set(Some(bytes)));
 }
 
-/// Whether some string has been large enough to become external, so that the
-/// heap's size matters: until then the JS layer does not measure it, which
-/// would load node:v8 into a process that reads only small files.
-static HEAP_WANTED: AtomicBool = AtomicBool::new(false);
+/// Keeps `meter`, lib/heap.js's function that returns what this thread's heap
+/// holds (see `HEAP_BYTES`), to be called when a string first needs it.
+pub(crate) fn set_heap_meter(env: sys::napi_env, meter: sys::napi_value) {
+  let mut reference = ptr::null_mut();
+  // SAFETY: `meter` is a live value of the current call on `env`; the
+  // reference keeps it alive for as long as the env (never deleted: one per
+  // loaded copy of the JS layer, which lives as long).
+  if unsafe { sys::napi_create_reference(env, meter, 1, &mut reference) } == sys::Status::napi_ok {
+    HEAP_METER.with(|kept| kept.set(Some((env as usize, reference))));
+  }
+}
 
-/// See `HEAP_WANTED`.
-pub(crate) fn heap_wanted() -> bool {
-  HEAP_WANTED.load(Ordering::Relaxed)
+/// What this thread's heap holds: as last noted, or measured now by the JS
+/// layer's meter if it never was (0 if that fails: a heap not known to be
+/// large).
+fn heap_bytes(env: sys::napi_env) -> usize {
+  if let Some(bytes) = HEAP_BYTES.with(Cell::get) {
+    return bytes;
+  }
+  let measured = HEAP_METER
+    .with(Cell::get)
+    .filter(|(meter_env, _)| *meter_env == env as usize)
+    .and_then(|(_, meter)| call_meter(env, meter))
+    .unwrap_or(0);
+  note_heap_bytes(measured);
+  measured
+}
+
+/// The number the meter returns, or `None` if it threw or returned none.
+fn call_meter(env: sys::napi_env, meter: sys::napi_ref) -> Option<usize> {
+  let (mut function, mut global, mut result, mut bytes) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut(), 0f64);
+  // SAFETY: `env` is the live env of the current call on this JS thread, which
+  // `meter` was made on (checked by the caller); the out-pointers are locals.
+  let called = unsafe {
+    sys::napi_get_reference_value(env, meter, &mut function) == sys::Status::napi_ok
+      && sys::napi_get_global(env, &mut global) == sys::Status::napi_ok
+      && sys::napi_call_function(env, global, function, 0, ptr::null(), &mut result) == sys::Status::napi_ok
+      && sys::napi_get_value_double(env, result, &mut bytes) == sys::Status::napi_ok
+  };
+  if !called {
+    let mut thrown = ptr::null_mut();
+    // SAFETY: as above; clears what the meter may have thrown, so the read goes on.
+    unsafe { sys::napi_get_and_clear_last_exception(env, &mut thrown) };
+    return None;
+  }
+  Some(bytes.max(0.0) as usize)
 }
 
 /// Whether the process is in the lean memory mode (see `ExternalFrom::lean_units`):
@@ -112,12 +153,7 @@ fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held, 
     (1, Held::Callers) => bytes >= from.one_byte.max(BORROWED_ASCII_COPY_BELOW),
     _ => bytes >= from.two_byte,
   };
-  if large && !heap_wanted() {
-    HEAP_WANTED.store(true, Ordering::Relaxed);
-  }
-  large
-    && HEAP_BYTES.with(Cell::get) < from.heap_below
-    && !external_memory::copies_instead(env, bytes, maker == Maker::SyncCall)
+  large && heap_bytes(env) < from.heap_below && !external_memory::copies_instead(env, bytes, maker == Maker::SyncCall)
 }
 
 /// What a native read returns to JS: the string's code units, or a failure

@@ -158,10 +158,6 @@ pub(crate) const STALLED_AFTER_STRINGS: u64 = 16;
 /// (lib/heap.js): asking V8 costs about a small file's read, and a heap grows
 /// slowly next to a loop of reads.
 pub(crate) const HEAP_CHECK_EVERY: u32 = 64;
-/// ...and, until its first measurement, asks once per this many calls
-/// whether the heap's size matters yet: a call to the addon is cheap, and the
-/// strings made before the heap is known may be external whatever its size.
-pub(crate) const HEAP_UNMEASURED_CHECK_EVERY: u32 = 8;
 
 /// From this many bytes on, text that a sync call finds invalid at its start
 /// is left to V8's own UTF-8 decoder, fed the bytes as fs feeds it: our UTF-16

@@ -19,8 +19,8 @@ mod tasks;
 
 use std::ptr;
 
-use napi::bindgen_prelude::{Object, Uint8Array};
-use napi::{sys, Env};
+use napi::bindgen_prelude::{Function, Object, Uint8Array};
+use napi::{sys, Env, JsValue};
 use napi_derive::napi;
 
 use crate::js_string::{self, Maker, Reply};
@@ -46,19 +46,22 @@ pub fn read_fd(env: Env, fd: i32) -> Reply {
 /// Notes what the calling thread's JS heap holds in small objects outside its
 /// young generation, which decides whether large strings may be external (see
 /// `limits::ExternalFrom`); returns how many calls lib/heap.js lets pass
-/// before it tells again. `bytes < 0`: not measured yet; returns 0 once the
-/// heap's size matters (`js_string::heap_wanted`), for it to be measured now.
+/// before it tells again. `bytes < 0`: not measured (nothing is noted until
+/// the heap was first measured, see `set_heap_meter`).
 #[napi(js_name = "noteHeapBytes")]
 pub fn note_heap_bytes(bytes: f64) -> u32 {
-  if bytes < 0.0 {
-    return if js_string::heap_wanted() {
-      0
-    } else {
-      limits::HEAP_UNMEASURED_CHECK_EVERY
-    };
+  if bytes >= 0.0 {
+    js_string::note_heap_bytes(bytes as usize);
   }
-  js_string::note_heap_bytes(bytes as usize);
   limits::HEAP_CHECK_EVERY
+}
+
+/// Takes lib/heap.js's function that measures the calling thread's heap: the
+/// addon calls it when a string is first large enough for the heap's size to
+/// matter, so that a process that reads only small files never loads node:v8.
+#[napi(js_name = "setHeapMeter")]
+pub fn set_heap_meter(env: Env, meter: Function<(), f64>) {
+  js_string::set_heap_meter(env.raw(), meter.raw());
 }
 
 /// Sets the process's memory mode: `lean` (the default) makes strings external
