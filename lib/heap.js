@@ -29,9 +29,9 @@ native.setHeapMeter(heapBytes)
 
 /** Called before each native read or decode; `now`: whatever the count (a batch). */
 function noteHeap(now = false) {
-  if (--untilCheck > 0 && !now) return
-  // -1 until the addon first asked: nothing to tell.
-  untilCheck = native.noteHeapBytes(v8 === undefined ? -1 : heapBytes())
+  // Nothing to tell until the addon first asked (v8 is loaded then).
+  if (v8 === undefined || (--untilCheck > 0 && !now)) return
+  untilCheck = native.noteHeapBytes(heapBytes())
 }
 
 module.exports = { noteHeap }

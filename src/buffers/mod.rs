@@ -75,14 +75,7 @@ impl<T> Pool<T> {
     let mut dropped = Vec::new();
     if size >= SHARED_ONE_IDLE_FROM_BYTES {
       // The newest huge buffer replaces any other idle one (see the limit).
-      let (huge, rest) = std::mem::take(&mut self.free)
-        .into_iter()
-        .partition(|idle| bytes_of(&idle.buf) >= SHARED_ONE_IDLE_FROM_BYTES);
-      self.free = rest;
-      for idle in huge {
-        self.bytes -= bytes_of(&idle.buf);
-        dropped.push(idle.buf);
-      }
+      self.move_out(|idle| bytes_of(&idle.buf) >= SHARED_ONE_IDLE_FROM_BYTES, &mut dropped);
     }
     while self.bytes + size > self.max_bytes && !self.free.is_empty() {
       let old = self.free.remove(0);
@@ -105,13 +98,16 @@ impl<T> Pool<T> {
   /// Moves the buffers idle since before `cutoff` out of the pool (the caller
   /// frees them once the lock is released).
   fn expire(&mut self, cutoff: Instant, expired: &mut Vec<Vec<T>>) {
-    let (old, kept) = std::mem::take(&mut self.free)
-      .into_iter()
-      .partition(|idle| idle.since < cutoff);
+    self.move_out(|idle| idle.since < cutoff, expired);
+  }
+
+  /// Moves the idle buffers `which` picks out of the pool into `out`.
+  fn move_out(&mut self, which: impl Fn(&Idle<T>) -> bool, out: &mut Vec<Vec<T>>) {
+    let (picked, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut self.free).into_iter().partition(which);
     self.free = kept;
-    for idle in old {
+    for idle in picked {
       self.bytes -= bytes_of(&idle.buf);
-      expired.push(idle.buf);
+      out.push(idle.buf);
     }
   }
 }

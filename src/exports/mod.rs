@@ -46,13 +46,11 @@ pub fn read_fd(env: Env, fd: i32) -> Reply {
 /// Notes what the calling thread's JS heap holds in small objects outside its
 /// young generation, which decides whether large strings may be external (see
 /// `limits::ExternalFrom`); returns how many calls lib/heap.js lets pass
-/// before it tells again. `bytes < 0`: not measured (nothing is noted until
-/// the heap was first measured, see `set_heap_meter`).
+/// before it tells again. It tells only once the addon first asked (see
+/// `set_heap_meter`).
 #[napi(js_name = "noteHeapBytes")]
 pub fn note_heap_bytes(bytes: f64) -> u32 {
-  if bytes >= 0.0 {
-    js_string::note_heap_bytes(bytes as usize);
-  }
+  js_string::note_heap_bytes(bytes as usize);
   limits::HEAP_CHECK_EVERY
 }
 
