@@ -31,7 +31,7 @@ pub(crate) const UNKNOWN_SIZE_CHUNK: usize = 1 << 20;
 /// converts the half still in its own cache. Below it, waking the second
 /// thread, which shares its core with V8's GC threads, costs more than the
 /// split saves, even for text that becomes UTF-16 (the costliest conversion).
-pub(crate) const SPLIT_READ_MIN_BYTES: usize = 512 << 10;
+pub(crate) const SPLIT_READ_MIN_BYTES: usize = 256 << 10;
 /// ...but below this size, a file whose first `HEAD_PROBE_BYTES` hold no
 /// character above U+00FF is read by one thread: Latin-1 output is a narrowing
 /// about as cheap as a copy.
