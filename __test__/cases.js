@@ -152,7 +152,7 @@ function bigBuffer(base, size) {
  * Sizes around the external-string thresholds (64 KiB of string data on Node
  * 20-24; on Node 26 512 KiB: 256 KiB of mostly ASCII wide text) and the old
  * 4 KiB one, the
- * chunked read (1 MiB), the two-thread read and conversion of files (256 KiB
+ * chunked read (1 MiB), the two-thread read and conversion of files (192 KiB
  * for text above U+00FF, 2 MiB for Latin-1, 8 MiB for ASCII: src/read/,
  * src/transcode/halves.rs), the two-thread conversion of
  * buffers (decodeUtf8, 4 MiB) and past the two-thread lossy decode (8 MiB).
@@ -163,6 +163,7 @@ const LARGE_SIZES = [
   64 * 1024 - 1,
   64 * 1024,
   64 * 1024 + 1,
+  192 * 1024 + 1,
   256 * 1024 + 1,
   512 * 1024 + 1,
   1024 * 1024 + 7,

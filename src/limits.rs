@@ -31,7 +31,7 @@ pub(crate) const UNKNOWN_SIZE_CHUNK: usize = 1 << 20;
 /// converts the half still in its own cache. Below it, waking the second
 /// thread, which shares its core with V8's GC threads, costs more than the
 /// split saves, even for text that becomes UTF-16 (the costliest conversion).
-pub(crate) const SPLIT_READ_MIN_BYTES: usize = 256 << 10;
+pub(crate) const SPLIT_READ_MIN_BYTES: usize = 192 << 10;
 /// ...but below this size, a file whose first `HEAD_PROBE_BYTES` hold no
 /// character above U+00FF is read by one thread: Latin-1 output is a narrowing
 /// about as cheap as a copy.
@@ -66,6 +66,21 @@ pub(crate) const READ_CHUNK_BYTES: usize = 256 * 1024;
 /// helper woken from sleep while V8's threads hold the other core often starts
 /// its half too late to help; short enough that its core is soon given back.
 pub(crate) const HELPER_SPIN_FOR: Duration = Duration::from_micros(300);
+/// ...but the helper spins that long only while its last two tasks each came
+/// within that time of the one before (a loop of reads); otherwise only this
+/// long, enough for the next half of the same call. On a VM whose two vCPUs
+/// may share one core, a helper spinning between calls with idle gaps between
+/// them takes that core from the caller.
+pub(crate) const HELPER_SPIN_BRIEFLY: Duration = Duration::from_micros(50);
+
+/// A file that could be read in halves is, if the helper is asleep, only
+/// when this thread's last such read ended within this time (a loop of
+/// reads)...
+#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
+pub(crate) const SPLIT_LOOP_GAP: Duration = Duration::from_millis(1);
+/// ...or from this size on, where the split saves more than waking it costs.
+#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
+pub(crate) const WAKE_HELPER_FROM_BYTES: usize = 8 << 20;
 
 // ── transcode ─────────────────────────────────────────────────────────────
 

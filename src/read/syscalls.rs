@@ -3,7 +3,8 @@
 //! byte so that a file which grew since fstat is noticed), close. Large files
 //! we opened ourselves are read as two halves by two threads at once (from
 //! `SPLIT_READ_MIN_BYTES`, later for those whose first page converts more
-//! cheaply; see `split_read_min` and `read_halves`). Files that report size 0 or are
+//! cheaply; see `split_read_min` and `read_halves`), while the helper thread
+//! is awake or in a loop of reads (`two_threads::worth_splitting`). Files that report size 0 or are
 //! not regular (procfs, FIFOs, character devices, terminals) are read in a
 //! growing loop until read returns 0. EINTR is retried everywhere.
 
@@ -22,7 +23,7 @@ use crate::limits::{
   CHUNKED_READ_MIN_BYTES, HEAD_PROBE_BYTES, READ_CHUNK_BYTES, SPLIT_ASCII_READ_MIN_BYTES,
   SPLIT_ONE_BYTE_READ_MIN_BYTES, SPLIT_READ_MIN_BYTES, UNKNOWN_SIZE_CHUNK,
 };
-use crate::two_threads::{both, page_aligned_middle};
+use crate::two_threads::{self, both, page_aligned_middle};
 
 pub const NAME: &str = "syscalls";
 
@@ -70,7 +71,8 @@ fn read_open_fd(
   empty_with_room(buf, room_for(regular, size));
   // The ASCII prefix of what `buf` holds before the plain read (a probed head).
   let mut head_ascii = 0;
-  if regular && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed {
+  let splittable = regular && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed;
+  if splittable && two_threads::worth_splitting(size) {
     let head = if size < SPLIT_ASCII_READ_MIN_BYTES {
       Some(probe_head(fd, buf)?)
     } else {
@@ -81,6 +83,7 @@ fn read_open_fd(
         head_ascii = buf.len();
       }
     } else if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
+      two_threads::note_splittable_end();
       return Ok(ReadFacts {
         ascii_prefix,
         in_halves: true,
@@ -99,6 +102,9 @@ fn read_open_fd(
   } else {
     grow_until_eof(fd, stop, buf).map(|()| 0)?
   };
+  if splittable {
+    two_threads::note_splittable_end();
+  }
   Ok(ReadFacts {
     ascii_prefix,
     ..ReadFacts::default()
@@ -343,6 +349,8 @@ mod tests {
       let bytes = write_letters(&p, size, odd_at, odd);
       // Exactly the room a read asks for: a larger pooled buffer would chunk reads.
       let mut buf = Vec::with_capacity(size + 1);
+      // As in a loop of reads, where a sleeping helper is woken for a split.
+      crate::two_threads::note_splittable_end();
       let got = with_terminated(p.as_os_str().as_bytes(), |p| {
         read_path_into(p, libc::O_RDONLY, &mut buf)
       })

@@ -16,8 +16,7 @@ use std::time::{Duration, Instant};
 
 type Task = Box<dyn FnOnce() + Send + 'static>;
 
-/// While the other side spins, no futex wake is needed to reach it.
-const SPIN_FOR: Duration = crate::limits::HELPER_SPIN_FOR;
+use crate::limits::{HELPER_SPIN_BRIEFLY, HELPER_SPIN_FOR};
 
 struct Helper {
   /// The process that started the helper: a child made by fork(2) without
@@ -54,6 +53,17 @@ fn helper() -> Option<&'static Helper> {
   })
 }
 
+/// Whether the helper is running or spinning for a task (not asleep, which
+/// a hand-over would have to wake it from).
+#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
+pub(super) fn awake() -> bool {
+  HELPER
+    .get()
+    .copied()
+    .flatten()
+    .is_some_and(|h| !h.helper_sleeping.load(Ordering::Relaxed))
+}
+
 /// Locks `m`, whether or not a thread panicked while holding it (none of our
 /// critical sections can leave the data half-updated).
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -78,8 +88,11 @@ impl Helper {
 
   /// The helper's loop: wait for a task, run it, say so.
   fn serve(&self) {
+    let mut spin_for = HELPER_SPIN_BRIEFLY;
+    let mut last_end: Option<Instant> = None;
+    let mut previous_came_soon = false;
     loop {
-      spin_until(&self.task_waiting);
+      spin_until(&self.task_waiting, spin_for);
       let task = {
         let mut slot = lock(&self.task);
         // Set under the lock, which a caller takes to hand a task over: one
@@ -95,6 +108,7 @@ impl Helper {
         self.task_waiting.store(false, Ordering::Relaxed);
         task
       };
+      let came_soon = last_end.is_some_and(|end| end.elapsed() < HELPER_SPIN_FOR);
       // Never unwinds: `run_beside` wraps the work in catch_unwind.
       task();
       // Stored before `caller_sleeping` is read, which the caller stores before
@@ -109,12 +123,22 @@ impl Helper {
         let _slot = lock(&self.task);
         self.task_done.notify_one();
       }
+      // A long spin only while tasks keep coming within one (a loop of
+      // reads): between calls with idle gaps it would only hold a core that
+      // the caller's vCPU may share.
+      spin_for = if came_soon && previous_came_soon {
+        HELPER_SPIN_FOR
+      } else {
+        HELPER_SPIN_BRIEFLY
+      };
+      previous_came_soon = came_soon;
+      last_end = Some(Instant::now());
     }
   }
 
   /// Blocks until the task handed over has finished, then frees the helper.
   fn wait_finished(&self) {
-    if !spin_until(&self.finished) {
+    if !spin_until(&self.finished, HELPER_SPIN_FOR) {
       let mut slot = lock(&self.task);
       self.caller_sleeping.store(true, Ordering::SeqCst);
       fence(Ordering::SeqCst);
@@ -182,14 +206,14 @@ impl Helper {
   }
 }
 
-/// Spins until `flag` is set or `SPIN_FOR` has passed; returns whether it was set.
-fn spin_until(flag: &AtomicBool) -> bool {
+/// Spins until `flag` is set or `spin_for` has passed; returns whether it was set.
+fn spin_until(flag: &AtomicBool, spin_for: Duration) -> bool {
   let start = Instant::now();
   loop {
     if flag.load(Ordering::Acquire) {
       return true;
     }
-    if start.elapsed() >= SPIN_FOR {
+    if start.elapsed() >= spin_for {
       return false;
     }
     std::hint::spin_loop();
@@ -303,7 +327,7 @@ mod tests {
   #[test]
   fn hand_overs_around_the_spin_time_are_never_lost() {
     let _one = lock(&ONE_AT_A_TIME);
-    // Halves and gaps between hand-overs on both sides of SPIN_FOR: each side
+    // Halves and gaps between hand-overs on both sides of HELPER_SPIN_FOR: each side
     // is found spinning, sleeping, or between the two.
     let busy = |micros: u64| {
       let start = Instant::now();
@@ -311,7 +335,7 @@ mod tests {
         std::hint::spin_loop();
       }
     };
-    let span = 2 * SPIN_FOR.as_micros() as u64;
+    let span = 2 * HELPER_SPIN_FOR.as_micros() as u64;
     let mut seed = 0x2545_f491_u64;
     let mut next = move || {
       seed = seed
