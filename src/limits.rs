@@ -74,10 +74,11 @@ pub(crate) const HELPER_SPIN_FOR: Duration = Duration::from_micros(300);
 pub(crate) const HELPER_SPIN_BRIEFLY: Duration = Duration::from_micros(50);
 
 /// A file that could be read in halves is, if the helper is asleep, only
-/// when this thread's last such read ended within this time (a loop of
-/// reads)...
+/// when this thread's last large sync read ended within this time (a loop of
+/// reads): after an idle gap even a little longer, waking the helper cost
+/// more than the split saved...
 #[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
-pub(crate) const SPLIT_LOOP_GAP: Duration = Duration::from_millis(1);
+pub(crate) const SPLIT_LOOP_GAP: Duration = Duration::from_micros(100);
 /// ...or from this size on, where the split saves more than waking it costs.
 #[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
 pub(crate) const WAKE_HELPER_FROM_BYTES: usize = 8 << 20;

@@ -5,10 +5,10 @@
 use napi::sys;
 
 use crate::js_string::{self, Maker, Outcome, Reply, STRING_TOO_LONG};
-use crate::limits::{MAX_STRING_LENGTH, V8_DECODES_INVALID_FROM};
+use crate::limits::{MAX_STRING_LENGTH, SPLIT_READ_MIN_BYTES, V8_DECODES_INVALID_FROM};
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::{self, Decoded, Text};
-use crate::{buffers, classify};
+use crate::{buffers, classify, two_threads};
 
 /// Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or
 /// more, whatever it decodes to, and so do we.
@@ -42,7 +42,9 @@ pub(crate) fn read_to_string(
   maker: Maker,
 ) -> Reply {
   let mut buf = Vec::new();
-  let reply = match read(&mut buf) {
+  let read = read(&mut buf);
+  let large = buf.len() >= SPLIT_READ_MIN_BYTES;
+  let reply = match read {
     Err(ReadError::TooLarge) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
     Err(e) => Reply::Outcome(e.into()),
     Ok(_) if too_long_for_a_file(&buf) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
@@ -54,6 +56,10 @@ pub(crate) fn read_to_string(
     },
   };
   buffers::give(buf);
+  // Its end, for the next large read to tell whether it follows in a loop.
+  if large {
+    two_threads::note_splittable_end();
+  }
   reply
 }
 

@@ -4,9 +4,10 @@
 //! we opened ourselves are read as two halves by two threads at once (from
 //! `SPLIT_READ_MIN_BYTES`, later for those whose first page converts more
 //! cheaply; see `split_read_min` and `read_halves`), while the helper thread
-//! is awake or in a loop of reads (`two_threads::worth_splitting`). Files that report size 0 or are
-//! not regular (procfs, FIFOs, character devices, terminals) are read in a
-//! growing loop until read returns 0. EINTR is retried everywhere.
+//! is awake or in a loop of reads (`two_threads::worth_splitting`). Files
+//! that report size 0 or are not regular (procfs, FIFOs, character devices,
+//! terminals) are read in a growing loop until read returns 0. EINTR is
+//! retried everywhere.
 
 use std::ffi::CStr;
 use std::io;
@@ -71,8 +72,7 @@ fn read_open_fd(
   empty_with_room(buf, room_for(regular, size));
   // The ASCII prefix of what `buf` holds before the plain read (a probed head).
   let mut head_ascii = 0;
-  let splittable = regular && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed;
-  if splittable && two_threads::worth_splitting(size) {
+  if regular && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed && two_threads::worth_splitting(size) {
     let head = if size < SPLIT_ASCII_READ_MIN_BYTES {
       Some(probe_head(fd, buf)?)
     } else {
@@ -83,7 +83,6 @@ fn read_open_fd(
         head_ascii = buf.len();
       }
     } else if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
-      two_threads::note_splittable_end();
       return Ok(ReadFacts {
         ascii_prefix,
         in_halves: true,
@@ -102,9 +101,6 @@ fn read_open_fd(
   } else {
     grow_until_eof(fd, stop, buf).map(|()| 0)?
   };
-  if splittable {
-    two_threads::note_splittable_end();
-  }
   Ok(ReadFacts {
     ascii_prefix,
     ..ReadFacts::default()

@@ -11,14 +11,15 @@ use std::time::{Duration, Instant};
 use crate::limits::{SPLIT_LOOP_GAP, WAKE_HELPER_FROM_BYTES};
 
 thread_local! {
-  /// When this thread last ended a job that `worth_splitting` was asked about.
+  /// When this thread's last large sync read ended (`note_splittable_end`).
   static LAST_SPLITTABLE_END: Cell<Option<Instant>> = const { Cell::new(None) };
 }
 
-/// Whether a job of `bytes` that could be split should be: while the helper is
-/// awake, in a loop of such jobs on this thread (the last one ended within
-/// `SPLIT_LOOP_GAP`), and from `WAKE_HELPER_FROM_BYTES` on. Between idle gaps,
-/// waking a sleeping helper costs the caller more than the split saves.
+/// Whether a read of `bytes` that could be split should be: while the helper
+/// is awake, in a loop of large reads on this thread (the last one ended
+/// within `SPLIT_LOOP_GAP`), and from `WAKE_HELPER_FROM_BYTES` on. After an
+/// idle gap, waking a sleeping helper costs the caller more than the split
+/// saves.
 #[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
 pub(crate) fn worth_splitting(bytes: usize) -> bool {
   worth_splitting_when(
@@ -29,13 +30,13 @@ pub(crate) fn worth_splitting(bytes: usize) -> bool {
 }
 
 /// `worth_splitting` with the helper's state and the time since this thread's
-/// last splittable job ended (`None`: none yet) given.
+/// last large read ended (`None`: none yet) given.
 #[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
 fn worth_splitting_when(bytes: usize, helper_awake: bool, since_last: Option<Duration>) -> bool {
   bytes >= WAKE_HELPER_FROM_BYTES || helper_awake || since_last.is_some_and(|gap| gap < SPLIT_LOOP_GAP)
 }
 
-/// Notes that a job `worth_splitting` could have been asked about ended now.
+/// Notes that a large sync read (one that could have been split) ended now.
 #[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
 pub(crate) fn note_splittable_end() {
   LAST_SPLITTABLE_END.set(Some(Instant::now()));
