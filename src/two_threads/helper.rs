@@ -14,9 +14,9 @@ use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
-type Task = Box<dyn FnOnce() + Send + 'static>;
-
 use crate::limits::{HELPER_SPIN_BRIEFLY, HELPER_SPIN_FOR};
+
+type Task = Box<dyn FnOnce() + Send + 'static>;
 
 struct Helper {
   /// The process that started the helper: a child made by fork(2) without
