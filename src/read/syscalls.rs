@@ -346,7 +346,7 @@ mod tests {
       // Exactly the room a read asks for: a larger pooled buffer would chunk reads.
       let mut buf = Vec::with_capacity(size + 1);
       // As in a loop of reads, where a sleeping helper is woken for a split.
-      crate::two_threads::note_splittable_end();
+      two_threads::note_splittable_end();
       let got = with_terminated(p.as_os_str().as_bytes(), |p| {
         read_path_into(p, libc::O_RDONLY, &mut buf)
       })

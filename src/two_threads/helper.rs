@@ -88,10 +88,17 @@ impl Helper {
 
   /// The helper's loop: wait for a task, run it, say so.
   fn serve(&self) {
-    let mut spin_for = HELPER_SPIN_BRIEFLY;
     let mut last_end: Option<Instant> = None;
-    let mut previous_came_soon = false;
+    // Whether each of the last two tasks came within `HELPER_SPIN_FOR` of the
+    // one before: a loop of reads, worth the long spin. Between calls with
+    // idle gaps that spin would only hold a core the caller's vCPU may share.
+    let (mut came_soon, mut previous_came_soon) = (false, false);
     loop {
+      let spin_for = if came_soon && previous_came_soon {
+        HELPER_SPIN_FOR
+      } else {
+        HELPER_SPIN_BRIEFLY
+      };
       spin_until(&self.task_waiting, spin_for);
       let task = {
         let mut slot = lock(&self.task);
@@ -108,7 +115,8 @@ impl Helper {
         self.task_waiting.store(false, Ordering::Relaxed);
         task
       };
-      let came_soon = last_end.is_some_and(|end| end.elapsed() < HELPER_SPIN_FOR);
+      previous_came_soon = came_soon;
+      came_soon = last_end.is_some_and(|end| end.elapsed() < HELPER_SPIN_FOR);
       // Never unwinds: `run_beside` wraps the work in catch_unwind.
       task();
       // Stored before `caller_sleeping` is read, which the caller stores before
@@ -123,15 +131,6 @@ impl Helper {
         let _slot = lock(&self.task);
         self.task_done.notify_one();
       }
-      // A long spin only while tasks keep coming within one (a loop of
-      // reads): between calls with idle gaps it would only hold a core that
-      // the caller's vCPU may share.
-      spin_for = if came_soon && previous_came_soon {
-        HELPER_SPIN_FOR
-      } else {
-        HELPER_SPIN_BRIEFLY
-      };
-      previous_came_soon = came_soon;
       last_end = Some(Instant::now());
     }
   }

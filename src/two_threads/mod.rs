@@ -37,7 +37,6 @@ fn worth_splitting_when(bytes: usize, helper_awake: bool, since_last: Option<Dur
 }
 
 /// Notes that a large sync read (one that could have been split) ended now.
-#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
 pub(crate) fn note_splittable_end() {
   LAST_SPLITTABLE_END.set(Some(Instant::now()));
 }
