@@ -79,9 +79,10 @@ pub(crate) const HELPER_SPIN_BRIEFLY: Duration = Duration::from_micros(50);
 /// more than the split saved...
 #[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
 pub(crate) const SPLIT_LOOP_GAP: Duration = Duration::from_micros(100);
-/// ...or from this size on, where the split saves more than waking it costs.
+/// ...or from the size whose conversion is split anyway (and wakes it then):
+/// a read split too gives the helper its half while still in its cache.
 #[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
-pub(crate) const WAKE_HELPER_FROM_BYTES: usize = 8 << 20;
+pub(crate) const WAKE_HELPER_FROM_BYTES: usize = PARALLEL_MIN_BYTES;
 
 // ── transcode ─────────────────────────────────────────────────────────────
 
