@@ -21,7 +21,7 @@ const { saveRun } = require('./results-file')
  * one that needs the npm registry.
  */
 const SUITES = {
-  read: { script: 'matrix.js', about: "readFileUtf8 vs fs.readFileSync(p, 'utf8'): median, mean, sustained, batched and loaded-heap speed-ups" },
+  read: { script: 'matrix.js', about: "readFileUtf8 vs fs.readFileSync(p, 'utf8'): median, mean, sustained, batched, loaded-heap and gapped speed-ups" },
   memory: { script: 'memory.js', about: 'peak and idle RSS of loops of reads (sync and async), each reader in a fresh process' },
   sustained: { script: 'matrix.js', args: ['--views', 'sustained'], partOf: 'read', about: "the read matrix's plain loops alone" },
   async: { script: 'async.js', about: '64 concurrent readFileUtf8Async vs fs.promises.readFile, with event-loop delay' },
@@ -51,8 +51,8 @@ Every other option goes to each suite run. Every suite takes:
   --size <list>      sizes, e.g. 64B,16KiB,4MiB (each suite has its defaults)
   --memory-mode <m>  lean or fast: readfile-utf8's setMemoryMode for "ours" (default: lean;
                      memory also measures fast beside it)
-and its own, listed at the head of its script (e.g. read: --views median,sustained,batched,loaded,
---time ms, --loop-ms ms, --batch-ms ms; memory: --loop-mib n, --idle-ms ms, --async-reads n;
+and its own, listed at the head of its script (e.g. read: --views median,sustained,batched,loaded,gapped,
+--time ms, --loop-ms ms, --batch-ms ms, --gap-ms ms; memory: --loop-mib n, --idle-ms ms, --async-reads n;
 bun: --bun path, --loop-ms ms, --rounds n).
 `
 

@@ -1,6 +1,6 @@
 'use strict'
 // The read matrix: readFileUtf8(p) against fs.readFileSync(p, 'utf8') for every
-// content class × file size, each speed-up (fs time / ours time) in four views,
+// content class × file size, each speed-up (fs time / ours time) in five views,
 // because a reader can win in one and lose in another:
 //   median     per-call medians of mitata's loops, a gc() before each loop
 //   mean       the means of the same samples (they carry the GC pauses)
@@ -14,11 +14,13 @@
 //   loaded     the sustained loop in a process whose heap holds LOADED_HEAP_MIB
 //              of live objects, as a compiler's or bundler's does: there every
 //              full GC, which external strings bring on, marks them all
+//   gapped     single calls, each after an idle sleep of --gap-ms, the readers
+//              taking turns in one heap (a server's requests): per-call medians
 // The raw fs.readFileSync(p) (the bytes alone) is timed beside them in mitata's view.
 //
 //   node benchmark/matrix.js [--quick] [--content a,b] [--size 64B,4MiB]
-//        [--views median,sustained,batched,loaded] [--time ms] [--rounds n]
-//        [--loop-ms ms] [--loop-rounds n] [--batch-ms ms]
+//        [--views median,sustained,batched,loaded,gapped] [--time ms] [--rounds n]
+//        [--loop-ms ms] [--loop-rounds n] [--batch-ms ms] [--gap-ms ms] [--gapped-ms ms]
 //
 // Progress goes to stderr, the Markdown report to stdout.
 const path = require('node:path')
@@ -27,9 +29,9 @@ const { CONTENTS, SIZES, ensureFixture } = require('./fixtures')
 const { KiB, MiB, sizeLabel, fmtTime, fmtRatio, table, matrix, duration } = require('./format')
 const { suiteOptions, parseList, usageExit } = require('./options')
 const { SYNC_READERS } = require('./readers')
-const { measureCell, timeBatches, inChildren, median, SAMPLING, LOADED_HEAP_MIB, hasGc } = require('./timing')
+const { measureCell, timeBatches, timeAfterGaps, inChildren, median, SAMPLING, LOADED_HEAP_MIB, hasGc } = require('./timing')
 
-const VIEWS = ['median', 'sustained', 'batched', 'loaded']
+const VIEWS = ['median', 'sustained', 'batched', 'loaded', 'gapped']
 const opts = suiteOptions(
   'matrix.js',
   {
@@ -39,6 +41,8 @@ const opts = suiteOptions(
     'loop-ms': { type: 'string' },
     'loop-rounds': { type: 'string' },
     'batch-ms': { type: 'string' },
+    'gap-ms': { type: 'string' },
+    'gapped-ms': { type: 'string' },
     // Internal: measure the in-process views of this one file, print them as JSON.
     cell: { type: 'string' },
   },
@@ -55,6 +59,10 @@ const settings = {
   loopRounds: Math.round(opts.number('loop-rounds', 3, 1)),
   // batched: time per reader per cell; each batch lasts about BATCH_MS of fs's calls.
   batchMs: opts.number('batch-ms', 250, 100),
+  // gapped: the idle sleep before each call (longer than any spin of a thread
+  // kept waiting for the next call), and the wall time per reader per cell.
+  gapMs: opts.number('gap-ms', 1, 1),
+  gappedMs: opts.number('gapped-ms', 250, 100),
 }
 /** Long enough that a batch holds the young-generation GCs its calls cause. */
 const BATCH_MS = 20
@@ -70,7 +78,7 @@ function verify(file, content, size) {
   }
 }
 
-const IN_PROCESS_VIEWS = ['median', 'batched']
+const IN_PROCESS_VIEWS = ['median', 'batched', 'gapped']
 
 /** ns per call of each view's readers for one file: the in-process views in a child of their own. */
 function measure(file) {
@@ -106,6 +114,10 @@ async function measureHere(file) {
     const calls = Math.max(1, Math.round((BATCH_MS * 1e6) / fsCallNs))
     cell.batched = timeBatches(readers, { calls, budgetMs: settings.batchMs })
   }
+  if (views.includes('gapped')) {
+    const readers = ['ours', 'fs'].map((name) => ({ name, fn: SYNC_READERS[name](file) }))
+    cell.gapped = timeAfterGaps(readers, { gapMs: settings.gapMs, budgetMs: settings.gappedMs })
+  }
   return cell
 }
 
@@ -130,7 +142,8 @@ function report(cells) {
       `a gc() before each loop${hasGc ? '' : ' (no gc() available)'}; ${SAMPLING}; each cell in a fresh process. ` +
       `sustained: ${settings.loopRounds} round(s) of a ${settings.loopMs} ms plain loop per reader, each in a fresh process; median of the rounds. ` +
       `batched: batches of ~${BATCH_MS} ms of fs's calls, the readers taking turns for ${settings.batchMs} ms each in the cell's process; median batch. ` +
-      `loaded: the sustained loop in a process holding ~${LOADED_HEAP_MIB} MiB of live objects.`,
+      `loaded: the sustained loop in a process holding ~${LOADED_HEAP_MIB} MiB of live objects. ` +
+      `gapped: one call at a time after a ${settings.gapMs} ms idle sleep, the readers taking turns for ${settings.gappedMs} ms each in the cell's process; median call.`,
   ]
   if (shownViews.length > 1) {
     out.push('', `Lowest of the views (${shownViews.join(', ')}):`, '')
@@ -148,6 +161,7 @@ function report(cells) {
   if (views.includes('sustained')) columns.push(['ours sustained', 'r'], ['fs sustained', 'r'])
   if (views.includes('batched')) columns.push(['ours batched', 'r'], ['fs batched', 'r'])
   if (views.includes('loaded')) columns.push(['ours loaded', 'r'], ['fs loaded', 'r'])
+  if (views.includes('gapped')) columns.push(['ours gapped', 'r'], ['fs gapped', 'r'])
   const spread = (s) => `${fmtTime(s.p75)}–${fmtTime(s.p99)}`
   for (const content of opts.contents) {
     const rows = opts.sizes.map((size) => {
@@ -160,6 +174,7 @@ function report(cells) {
       if (cell.sustained) row.push(fmtTime(cell.sustained.ours), fmtTime(cell.sustained.fs))
       if (cell.batched) row.push(fmtTime(cell.batched.ours), fmtTime(cell.batched.fs))
       if (cell.loaded) row.push(fmtTime(cell.loaded.ours), fmtTime(cell.loaded.fs))
+      if (cell.gapped) row.push(fmtTime(cell.gapped.ours), fmtTime(cell.gapped.fs))
       return row
     })
     out.push(`${content}: ${CONTENTS[content]}`, '', table(columns, rows), '')

@@ -1,9 +1,11 @@
 'use strict'
-// How calls are timed. Three ways, because each hides something the others show:
+// How calls are timed. Four ways, because each hides something the others show:
 // - measureCell: mitata's loops with a gc() before each, samples of one call (or
 //   of a batch of short calls); medians and means per call.
 // - timeBatches: plain batches of back-to-back calls, the readers taking turns in
 //   one heap, with no gc() of ours: GC pauses land where they fall.
+// - timeAfterGaps: single calls after idle sleeps, the readers taking turns in
+//   one heap: what any thread or cache a reader keeps busy has lost by then.
 // - inChildren: a script per reader in a process of its own (loop-child.js).
 const v8 = require('node:v8')
 const vm = require('node:vm')
@@ -130,6 +132,32 @@ function timeBatches(contenders, { calls, budgetMs, minRounds = 5 }) {
 }
 
 /**
+ * One call at a time, each after an idle sleep of `gapMs` (Atomics.wait, so no
+ * event-loop work runs in it), the contenders in rotation in one heap, for about
+ * `budgetMs` of wall time per contender and at least `minCalls` calls each, after
+ * `warmupRounds` untimed rounds: a server's requests, or a tool's reads between
+ * awaits, where whatever a reader keeps warm between calls has gone cold.
+ * Returns { [name]: median call time } in ns.
+ */
+function timeAfterGaps(contenders, { gapMs, budgetMs, minCalls = 15, warmupRounds = 3 }) {
+  const sleeper = new Int32Array(new SharedArrayBuffer(4))
+  const times = contenders.map(() => [])
+  const end = performance.now() + budgetMs * contenders.length
+  for (let round = 0; round < warmupRounds + minCalls || performance.now() < end; round++) {
+    for (let i = 0; i < contenders.length; i++) {
+      const k = (round + i) % contenders.length
+      Atomics.wait(sleeper, 0, 0, gapMs)
+      const t0 = process.hrtime.bigint()
+      sink += contenders[k].fn().length
+      const ns = Number(process.hrtime.bigint() - t0)
+      if (round >= warmupRounds) times[k].push(ns)
+    }
+  }
+  if (sink === 0) throw new Error('nothing was read')
+  return Object.fromEntries(contenders.map((c, k) => [c.name, median(times[k])]))
+}
+
+/**
  * Runs `<runtime(name)> [nodeArgs] <argv(name)>` (this same Node unless told
  * otherwise) for each name once per round, the first name moving on by one each
  * round; each child prints one JSON value. Returns { [name]: [value per round] }.
@@ -151,4 +179,4 @@ function inChildren(names, rounds, argv, nodeArgs = [], runtime = () => process.
 /** The live heap of the loops run "loaded" (loop-child.js --heap-mib): a mid-sized tool's. */
 const LOADED_HEAP_MIB = 256
 
-module.exports = { measureCell, timeBatches, inChildren, quantile, median, SAMPLING, LOADED_HEAP_MIB, hasGc: Boolean(gc) }
+module.exports = { measureCell, timeBatches, timeAfterGaps, inChildren, quantile, median, SAMPLING, LOADED_HEAP_MIB, hasGc: Boolean(gc) }
