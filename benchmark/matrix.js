@@ -4,9 +4,9 @@
 // because a reader can win in one and lose in another:
 //   median     per-call medians of mitata's loops, a gc() before each loop
 //   mean       the means of the same samples (they carry the GC pauses)
-//              (median, mean and batched run each cell in a process of its
-//              own: V8 keeps freed large pages for reuse, so a cell in a heap
-//              the cells before it used would inherit their page sizes)
+//              (median, mean, batched and gapped run each cell in a process
+//              of its own: V8 keeps freed large pages for reuse, so a cell in a
+//              heap the cells before it used would inherit their page sizes)
 //   sustained  each reader alone in a fresh process, in a plain loop of calls:
 //              total time / calls, with GC and fresh memory paid in the loop
 //   batched    batches of back-to-back calls, the two readers taking turns in
