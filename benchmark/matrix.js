@@ -108,14 +108,13 @@ async function measureHere(file) {
     Object.assign(cell, { median: pick(stats, 'median'), mean: pick(stats, 'mean'), spread: stats, buffer: stats.buffer.median })
     fsCallNs = stats.fs.median
   }
+  const readers = ['ours', 'fs'].map((name) => ({ name, fn: SYNC_READERS[name](file) }))
   if (views.includes('batched')) {
-    const readers = ['ours', 'fs'].map((name) => ({ name, fn: SYNC_READERS[name](file) }))
     fsCallNs ??= median(Array.from({ length: 5 }, () => timeOne(readers[1].fn)))
     const calls = Math.max(1, Math.round((BATCH_MS * 1e6) / fsCallNs))
     cell.batched = timeBatches(readers, { calls, budgetMs: settings.batchMs })
   }
   if (views.includes('gapped')) {
-    const readers = ['ours', 'fs'].map((name) => ({ name, fn: SYNC_READERS[name](file) }))
     cell.gapped = timeAfterGaps(readers, { gapMs: settings.gapMs, budgetMs: settings.gappedMs })
   }
   return cell

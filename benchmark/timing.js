@@ -147,9 +147,7 @@ function timeAfterGaps(contenders, { gapMs, budgetMs, minCalls = 15, warmupRound
     for (let i = 0; i < contenders.length; i++) {
       const k = (round + i) % contenders.length
       Atomics.wait(sleeper, 0, 0, gapMs)
-      const t0 = process.hrtime.bigint()
-      sink += contenders[k].fn().length
-      const ns = Number(process.hrtime.bigint() - t0)
+      const ns = timeBatch(contenders[k].fn, 1)
       if (round >= warmupRounds) times[k].push(ns)
     }
   }

@@ -42,9 +42,9 @@ pub(crate) fn read_to_string(
   maker: Maker,
 ) -> Reply {
   let mut buf = Vec::new();
-  let read = read(&mut buf);
+  let result = read(&mut buf);
   let large = buf.len() >= SPLIT_READ_MIN_BYTES;
-  let reply = match read {
+  let reply = match result {
     Err(ReadError::TooLarge) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
     Err(e) => Reply::Outcome(e.into()),
     Ok(_) if too_long_for_a_file(&buf) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
