@@ -22,6 +22,7 @@ test("2000 sync reads of 1 MiB files of every class: each is fs's string, peak R
   assert.equal(r.reads, 2000)
   assert.ok(r.peakRssMiB < r.peakRssLimitMiB)
   assert.equal(r.rssAfterGcMiB.length, 8)
+  assert.equal(r.rssIdleMiB.length, 2)
 })
 
 test("2000 async reads of 1 MiB files at concurrency 64: each is fs's string, peak RSS under the engine's limit, no string or buffer kept", () => {
@@ -29,6 +30,7 @@ test("2000 async reads of 1 MiB files at concurrency 64: each is fs's string, pe
   assert.equal(r.reads, 2000)
   assert.ok(r.peakRssMiB < r.peakRssLimitMiB)
   assert.equal(r.externalAfterGcMiB.length, 8)
+  assert.equal(r.rssIdleMiB.length, 2)
 })
 
 test('1000 failing reads (ENOENT, EISDIR, ENOTDIR, EBADF; sync, async, callback) and 2 too-long reads leak no fd', () => {
