@@ -113,12 +113,20 @@ test(`in a large heap, a loop of ${LOOP_MIB} MiB of reads brings on no more full
     const ours = (name) => name !== 'decodeUtf8' || takesNative(bytes, 0, bytes.length)
     const expected = fs.readFileSync(file, 'utf8').length * calls
     for (const [name, [call, nodeCall]] of Object.entries(pairs)) {
-      const [a, b] = [loop(call), loop(nodeCall)]
-      t.diagnostic(`${kind} ${name}: ${a.fullGcs} full GCs after filling the heap, Node's own ${b.fullGcs}`)
-      assert.equal(a.chars, expected, `${kind} ${name}: every string whole`)
-      assert.equal(b.chars, expected, `${kind} ${name}: Node's every string whole`)
-      // External strings would bring on one more per 64 MiB: 5 here.
-      if (ours(name)) assert.ok(a.fullGcs <= b.fullGcs + 2, `${kind} ${name}: ${a.fullGcs} full GCs, Node's own ${b.fullGcs}`)
+      // External strings would bring on one more per 64 MiB: 5 here. Node's
+      // own loop needs a different count from run to run, so a pair over the
+      // margin runs again, up to 3 runs, judged on each side's fewest.
+      const over = (a, b) => ours(name) && a.fullGcs > b.fullGcs + 2
+      const runs = [[loop(call), loop(nodeCall)]]
+      const fewest = () => [0, 1].map((side) => ({ fullGcs: Math.min(...runs.map((pair) => pair[side].fullGcs)) }))
+      while (over(...fewest()) && runs.length < 3) runs.push([loop(call), loop(nodeCall)])
+      for (const [a, b] of runs) {
+        assert.equal(a.chars, expected, `${kind} ${name}: every string whole`)
+        assert.equal(b.chars, expected, `${kind} ${name}: Node's every string whole`)
+      }
+      const [a, b] = fewest()
+      t.diagnostic(`${kind} ${name}: ${a.fullGcs} full GCs after filling the heap, Node's own ${b.fullGcs}${runs.length > 1 ? ` (fewest of ${runs.length} runs each)` : ''}`)
+      assert.ok(!over(a, b), `${kind} ${name}: ${a.fullGcs} full GCs, Node's own ${b.fullGcs}`)
     }
   }
 })
