@@ -14,6 +14,7 @@ const { spawnSync } = require('node:child_process')
 
 const { scratch, FAST_MODE_ENV } = require('./helpers')
 const { BASES, bigBuffer } = require('./cases')
+const { runsWhileMissing, lowestOver } = require('./reruns')
 const { takesNative } = require('../lib/decode')
 
 /** Live objects the child holds: above every Node's heap_below in src/limits.rs. */
@@ -114,19 +115,20 @@ test(`in a large heap, a loop of ${LOOP_MIB} MiB of reads brings on no more full
     const expected = fs.readFileSync(file, 'utf8').length * calls
     for (const [name, [call, nodeCall]] of Object.entries(pairs)) {
       // External strings would bring on one more per 64 MiB: 5 here. Node's
-      // own loop needs a different count from run to run, so a pair over the
-      // margin runs again, up to 3 runs, judged on each side's fewest.
-      const over = (a, b) => ours(name) && a.fullGcs > b.fullGcs + 2
-      const runs = [[loop(call), loop(nodeCall)]]
-      const fewest = () => [0, 1].map((side) => ({ fullGcs: Math.min(...runs.map((pair) => pair[side].fullGcs)) }))
-      while (over(...fewest()) && runs.length < 3) runs.push([loop(call), loop(nodeCall)])
+      // own loop needs a different count from run to run (see reruns.js).
+      const over = (ourGcs, nodeGcs) => ours(name) && ourGcs > nodeGcs + 2
+      const fewest = (runs, side) => lowestOver(runs, (pair) => pair[side].fullGcs)
+      const runs = runsWhileMissing(
+        () => [loop(call), loop(nodeCall)],
+        (runs) => over(fewest(runs, 0), fewest(runs, 1)),
+      )
       for (const [a, b] of runs) {
         assert.equal(a.chars, expected, `${kind} ${name}: every string whole`)
         assert.equal(b.chars, expected, `${kind} ${name}: Node's every string whole`)
       }
-      const [a, b] = fewest()
-      t.diagnostic(`${kind} ${name}: ${a.fullGcs} full GCs after filling the heap, Node's own ${b.fullGcs}${runs.length > 1 ? ` (fewest of ${runs.length} runs each)` : ''}`)
-      assert.ok(!over(a, b), `${kind} ${name}: ${a.fullGcs} full GCs, Node's own ${b.fullGcs}`)
+      const [ourGcs, nodeGcs] = [fewest(runs, 0), fewest(runs, 1)]
+      t.diagnostic(`${kind} ${name}: ${ourGcs} full GCs after filling the heap, Node's own ${nodeGcs}${runs.length > 1 ? ` (fewest of ${runs.length} runs each)` : ''}`)
+      assert.ok(!over(ourGcs, nodeGcs), `${kind} ${name}: ${ourGcs} full GCs, Node's own ${nodeGcs}`)
     }
   }
 })

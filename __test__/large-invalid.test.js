@@ -12,6 +12,7 @@ const { spawnSync } = require('node:child_process')
 const { readFileUtf8, decodeUtf8 } = require('..')
 const { scratch, assertSameAsFs } = require('./helpers')
 const { bigBuffer } = require('./cases')
+const { runsWhileMissing, lowestOver } = require('./reruns')
 
 const MiB = 1 << 20
 const V8_FROM = 32 * MiB
@@ -89,16 +90,17 @@ test('a loop of 64 MiB reads and decodes of invalid text peaks at most 1.25x fs\
     return maxRssKiB / 1024
   }
   // That collection, which decides a loop's peak, happens in some runs and not
-  // others: a pair over the ratio runs again, up to 3 runs, judged on each
-  // side's lowest peak.
+  // others (see reruns.js).
   const peak = {}
   const runCounts = []
   for (const [a, b] of [['ours', 'fs'], ['ours decode', 'Buffer#toString']]) {
-    const runs = { [a]: [peakOf(a)], [b]: [peakOf(b)] }
-    const over = () => Math.min(...runs[a]) > 1.25 * Math.min(...runs[b])
-    while (over() && runs[b].length < 3) for (const who of [a, b]) runs[who].push(peakOf(who))
-    for (const who of [a, b]) peak[who] = Math.min(...runs[who])
-    runCounts.push(`${runs[b].length} run(s) of ${a} and ${b}`)
+    const lowest = (runs, who) => lowestOver(runs, (run) => run[who])
+    const runs = runsWhileMissing(
+      () => ({ [a]: peakOf(a), [b]: peakOf(b) }),
+      (runs) => lowest(runs, a) > 1.25 * lowest(runs, b),
+    )
+    for (const who of [a, b]) peak[who] = lowest(runs, who)
+    runCounts.push(`${runs.length} run(s) of ${a} and ${b}`)
   }
   assert.equal(lengths.size, 1, 'every loop made strings of the same length')
   t.diagnostic(`${Object.entries(peak).map(([who, mib]) => `${who} ${mib.toFixed(0)} MiB`).join(', ')} (lowest of ${runCounts.join(', ')})`)

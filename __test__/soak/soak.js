@@ -25,7 +25,7 @@
 //            IDLE_EXTRA_MiB of fs's; async peak RSS at most fs.promises'; sync
 //            and decode peaks (the lean default) at most COPIED_PEAK_RATIO ×
 //            fs's, every class (a workload that misses one is run again, up to
-//            GIVEBACK_RUNS runs, and judged on each side's lowest figures).
+//            reruns.js's MOST_RUNS, and judged on each side's lowest figures).
 //            The sync and decode work again in the fast memory mode
 //            (setMemoryMode('fast')): its idle RSS is judged as ours, its
 //            peaks only for invalid text (always copied); the others
@@ -40,6 +40,8 @@ const os = require('node:os')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 const { parseArgs } = require('node:util')
+
+const { runsWhileMissing, lowestOver } = require('../reruns')
 
 const MiB = 1 << 20
 /**
@@ -74,13 +76,6 @@ const TOO_LONG_PEAK_EXTRA_MiB = 128
 const IDLE_MS = 1000
 /** giveback: RSS after idling may exceed fs's after the same work by at most this. */
 const IDLE_EXTRA_MiB = 32
-/**
- * giveback: a workload that misses a threshold is run again, each side, up to
- * this many runs in all, and judged on each side's lowest figures: one run's
- * peak turns on when V8 happens to collect the last large string, for fs's
- * loops as for ours.
- */
-const GIVEBACK_RUNS = 3
 /** giveback: a loop's peak RSS may be at most this times fs's where our strings are copies too. */
 const COPIED_PEAK_RATIO = 1.25
 /** The text classes of the giveback workloads: one repeated unit each (invalid: with 0xFF bytes). */
@@ -330,13 +325,11 @@ async function runPhase(phase, dir) {
         return JSON.parse(r.stdout)
       }
       const whos = kind === 'async' ? ['ours', 'fs'] : ['ours', 'fs', 'fast']
-      const runs = Object.fromEntries(whos.map((who) => [who, [run(who)]]))
-      let row = lowestOf(work, runs)
-      while (givebackProblems(row).length > 0 && runs.fs.length < GIVEBACK_RUNS) {
-        for (const who of whos) runs[who].push(run(who))
-        row = lowestOf(work, runs)
-      }
-      rows.push(row)
+      const runs = runsWhileMissing(
+        () => Object.fromEntries(whos.map((who) => [who, run(who)])),
+        (runs) => givebackProblems(lowestOf(work, runs)).length > 0,
+      )
+      rows.push(lowestOf(work, runs))
     }
     return { phase, engine: engine(), rows, seconds: elapsed() }
   }
@@ -394,18 +387,20 @@ function writeGivebackFile(file, bytes, c) {
 }
 
 /**
- * A giveback row from each side's runs of one workload: the lowest peak and
- * idle RSS of each side, its characters read if every run read the same (NaN
- * if not, which fails the check).
+ * A giveback row from the runs of one workload (each run: every side's figures):
+ * the lowest peak and idle RSS of each side, its characters read if every run
+ * read the same (NaN if not, which fails the check).
  */
 function lowestOf(work, runs) {
-  const lowest = (list) => ({
-    chars: list.every((r) => r.chars === list[0].chars) ? list[0].chars : NaN,
-    peakRssMiB: Math.min(...list.map((r) => r.peakRssMiB)),
-    idleRssMiB: Math.min(...list.map((r) => r.idleRssMiB)),
-  })
-  const row = { work, runs: runs.fs.length }
-  for (const [who, list] of Object.entries(runs)) row[who] = lowest(list)
+  const row = { work, runs: runs.length }
+  for (const who of Object.keys(runs[0])) {
+    const chars = runs[0][who].chars
+    row[who] = {
+      chars: runs.every((run) => run[who].chars === chars) ? chars : NaN,
+      peakRssMiB: lowestOver(runs, (run) => run[who].peakRssMiB),
+      idleRssMiB: lowestOver(runs, (run) => run[who].idleRssMiB),
+    }
+  }
   return row
 }
 
