@@ -14,7 +14,7 @@
 // RSS after gc() and --idle-ms of idleness, when --idle-ms is given).
 const { parseArgs } = require('node:util')
 
-const { SYNC_READERS, ASYNC_READERS } = require('./readers')
+const { SYNC_READERS, ASYNC_READERS, textLength } = require('./readers')
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -41,7 +41,7 @@ function syncLoop(read, loopMs, min, stride) {
   let calls = 0
   let now
   do {
-    for (let i = 0; i < stride; i++) sink += read().length
+    for (let i = 0; i < stride; i++) sink += textLength(read)
     calls += stride
     now = process.hrtime.bigint()
   } while (calls < min || now < end)

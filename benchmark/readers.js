@@ -36,4 +36,16 @@ const ASYNC_READERS = {
   fs: (file) => () => fs.promises.readFile(file, 'utf8'),
 }
 
-module.exports = { SYNC_READERS, ASYNC_READERS }
+/**
+ * The length of one call's text, for a timing loop to add up. The string lives
+ * only in this call's frame: a loop that held it itself would keep the last one
+ * alive while V8 interprets the loop, and whether V8 has compiled the loop by
+ * then depends on the reader it calls; a string alive at a scavenge is
+ * promoted, and V8 then enlarges its young generation, so the readers' GC
+ * costs would differ by the loop's state, not by what they return.
+ */
+function textLength(read) {
+  return read().length
+}
+
+module.exports = { SYNC_READERS, ASYNC_READERS, textLength }

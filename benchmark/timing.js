@@ -11,6 +11,8 @@ const v8 = require('node:v8')
 const vm = require('node:vm')
 const { spawnSync } = require('node:child_process')
 
+const { textLength } = require('./readers')
+
 /**
  * A real gc() for mitata to call before each loop, so that one contender's
  * garbage is not collected on the next one's clock (without it mitata would
@@ -108,7 +110,7 @@ let sink = 0
 /** ns of `n` back-to-back calls of fn. */
 function timeBatch(fn, n) {
   const t0 = process.hrtime.bigint()
-  for (let i = 0; i < n; i++) sink += fn().length
+  for (let i = 0; i < n; i++) sink += textLength(fn)
   return Number(process.hrtime.bigint() - t0)
 }
 
