@@ -1,13 +1,14 @@
 'use strict'
-// Files that are not plain regular files, and fds: procfs (st_size 0), /dev/null,
-// a FIFO fed by another process, an fd after a partial read, stdin, empty files.
+// Files that are not plain regular files, and fds: procfs (st_size 0), sysfs
+// (reads shorter than asked), /dev/null, a FIFO fed by another process, an fd
+// after a partial read, stdin, empty files.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const path = require('node:path')
 const { spawn, spawnSync, execFileSync } = require('node:child_process')
 
-const { readFileUtf8, readFileSync } = require('..')
+const { readFileUtf8, readFileSync, readFileUtf8Async, readFilesUtf8, readFilesUtf8Async } = require('..')
 const { scratch } = require('./helpers')
 
 test('procfs files (st_size 0) read to EOF like fs', () => {
@@ -26,6 +27,38 @@ test('a procfs file far larger than the first 8 KiB chunk reads whole', () => {
   for (let i = 0; i < 5 && !same; i++) same = readFileUtf8(big) === fs.readFileSync(big, 'utf8')
   assert.ok(same, big)
   assert.ok(readFileUtf8(big).length > 16384, `${big} is larger than two chunks`)
+})
+
+test('a sysfs file, whose reads return less than asked before its end, reads whole: every API', async (t) => {
+  // kernfs serves a binary attribute one page per read(2), and its st_size is
+  // not its length: only a read that returns nothing ends it.
+  const p = '/sys/kernel/btf/vmlinux'
+  if (!fs.existsSync(p)) return t.skip(`${p} is missing: this kernel was built without BTF`)
+  const fd = fs.openSync(p, 'r')
+  const asked = 64 * 1024
+  const got = fs.readSync(fd, Buffer.alloc(asked), 0, asked, 0)
+  fs.closeSync(fd)
+  assert.ok(got > 0 && got < asked, `one read returns less than asked (${got} of ${asked} bytes)`)
+  const expected = fs.readFileSync(p, 'utf8')
+  assert.ok(expected.length > 16 * asked, `${p} is many reads long`)
+  const viaFd = async (read) => {
+    const fd = fs.openSync(p, 'r')
+    try {
+      return await read(fd)
+    } finally {
+      fs.closeSync(fd)
+    }
+  }
+  const results = {
+    readFileUtf8: readFileUtf8(p),
+    readFileSync: readFileSync(p, 'utf8'),
+    fd: await viaFd((fd) => readFileUtf8(fd)),
+    readFileUtf8Async: await readFileUtf8Async(p),
+    asyncFd: await viaFd((fd) => readFileUtf8Async(fd)),
+    readFilesUtf8: readFilesUtf8([p])[0],
+    readFilesUtf8Async: (await readFilesUtf8Async([p]))[0],
+  }
+  for (const [api, text] of Object.entries(results)) assert.ok(text === expected, `${api}: ${text.length} of ${expected.length} characters`)
 })
 
 test('/dev/null and an empty file give an empty string', () => {

@@ -97,7 +97,7 @@ fn read_open_fd(
     cancel,
   };
   let ascii_prefix = if regular && size > 0 {
-    read_sized(fd, stop, buf, head_ascii)?
+    read_sized(fd, size, stop, buf, head_ascii)?
   } else {
     grow_until_eof(fd, stop, buf).map(|()| 0)?
   };
@@ -126,13 +126,21 @@ fn split_read_min(head: Option<Class>) -> usize {
   }
 }
 
-/// Regular file of known size, read from the fd's offset into `buf`, which
+/// Regular file of `size` bytes, read from the fd's offset into `buf`, which
 /// holds what was read before that offset (its first `ascii_prefix` bytes
 /// ASCII) and has room for `size + 1` bytes in all: a read of `size + 1`
-/// bytes normally finishes it (large files: chunk by chunk). A short read of
-/// a regular file means EOF; a full buffer means the file grew, so we keep
-/// reading until EOF. Returns the length of the known-ASCII prefix.
-fn read_sized(fd: RawFd, stop: Stop, buf: &mut Vec<u8>, mut ascii_prefix: usize) -> Result<usize, ReadError> {
+/// bytes normally finishes it (large files: chunk by chunk). A read shorter
+/// than asked means EOF once `size` bytes are in; before that, only a read of
+/// none does (sysfs, FUSE and network file systems may return less per read).
+/// A full buffer means the file grew, so we keep reading until EOF. Returns
+/// the length of the known-ASCII prefix.
+fn read_sized(
+  fd: RawFd,
+  size: usize,
+  stop: Stop,
+  buf: &mut Vec<u8>,
+  mut ascii_prefix: usize,
+) -> Result<usize, ReadError> {
   let wanted = buf.capacity();
   let chunk = if wanted >= CHUNKED_READ_MIN_BYTES {
     READ_CHUNK_BYTES
@@ -152,8 +160,8 @@ fn read_sized(fd: RawFd, stop: Stop, buf: &mut Vec<u8>, mut ascii_prefix: usize)
       grow_until_eof(fd, stop, buf)?;
       return Ok(ascii_prefix);
     }
-    if n < chunk {
-      return Ok(ascii_prefix); // short read of a regular file: EOF
+    if n == 0 || (n < chunk && buf.len() >= size) {
+      return Ok(ascii_prefix);
     }
   }
 }
