@@ -1,6 +1,6 @@
 'use strict'
 // Endless and huge inputs (/dev/zero, /dev/urandom, a FIFO whose writer never
-// stops) stop at kMaxLength bytes with fs's ERR_STRING_TOO_LONG, and an aborted
+// stops, a sparse file of 1 TiB) stop at kMaxLength bytes with fs's ERR_STRING_TOO_LONG, and an aborted
 // signal rejects at once and stops the read. Every case runs in a child
 // process under `ulimit -v`, so a broken limit fails the test instead of
 // eating the machine's memory. Most use the test-only READFILE_UTF8_TEST_MAX_BYTES
@@ -109,7 +109,7 @@ ${PRELUDE}
   return JSON.parse(r.stdout)
 }
 
-test('under the test limit: /dev/zero, /dev/urandom and an endless FIFO stop with fs\'s ERR_STRING_TOO_LONG, every API', () => {
+test('under the test limit: /dev/zero, /dev/urandom, an endless FIFO and a 1 TiB sparse file stop with fs\'s ERR_STRING_TOO_LONG, every API', () => {
   const out = runChild(
     `
     const { LIMIT } = ARGS
@@ -161,13 +161,36 @@ test('under the test limit: /dev/zero, /dev/urandom and an endless FIFO stop wit
       await writer2
       under[bytes] = { sync, async: viaAsync }
     }
+    // A regular file too large for any string: refused at once by path; an fd
+    // (whose offset could leave less of it) is read up to the limit. Its size
+    // is never asked for in memory, which the address-space limit would refuse.
+    const huge = SCRATCH + '/limits-huge.sparse'
+    fs.writeFileSync(huge, '')
+    fs.truncateSync(huge, 2 ** 40)
+    const hugeFd = fs.openSync(huge, 'r')
+    results[huge] = {
+      readFileUtf8: errorFields(thrownBy(() => api.readFileUtf8(huge))),
+      readFileSync: errorFields(thrownBy(() => api.readFileSync(huge, 'utf8'))),
+      bufferPath: errorFields(thrownBy(() => api.readFileUtf8(Buffer.from(huge)))),
+      fd: errorFields(thrownBy(() => api.readFileUtf8(hugeFd))),
+      asyncFd: errorFields(await rejection(api.readFileUtf8Async(hugeFd))),
+    }
+    fs.closeSync(hugeFd)
+    // By path, the promise and callback APIs give fs's own answer for it.
+    const hugeAsync = {
+      ours: errorFields(await rejection(api.readFileUtf8Async(huge))),
+      promises: errorFields(await rejection(api.promises.readFile(huge, 'utf8'))),
+      callback: errorFields(await callbackError(huge, 'utf8')),
+    }
+    const fsHugeAsync = errorFields(await rejection(fs.promises.readFile(huge, 'utf8')))
+    fs.rmSync(huge)
     // Regular files are not bound by the test limit: they are checked by size.
     const regular = SCRATCH + '/limits-regular.txt'
     fs.writeFileSync(regular, Buffer.alloc(2 * LIMIT, 'é'))
     const regularSame =
       api.readFileUtf8(regular) === fs.readFileSync(regular, 'utf8') &&
       (await api.readFileUtf8Async(regular)) === fs.readFileSync(regular, 'utf8')
-    return { expected, results, writers, under, regularSame }
+    return { expected, results, hugeAsync, fsHugeAsync, writers, under, regularSame }
     `,
     { env: { READFILE_UTF8_TEST_MAX_BYTES: String(TEST_LIMIT) }, args: { LIMIT: TEST_LIMIT } },
   )
@@ -176,6 +199,7 @@ test('under the test limit: /dev/zero, /dev/urandom and an endless FIFO stop wit
     if (source.startsWith('fifo')) assert.deepEqual(byApi, out.expected, source)
     else for (const [name, fields] of Object.entries(byApi)) assert.deepEqual(fields, out.expected, `${source} ${name}`)
   }
+  for (const [name, fields] of Object.entries(out.hugeAsync)) assert.deepEqual(fields, out.fsHugeAsync, `huge file, ${name}`)
   for (const [name, writer] of Object.entries(out.writers)) {
     assert.equal(writer.code, 'EPIPE', `${name}: the writer's write fails once the read stopped (${JSON.stringify(writer)})`)
     assert.ok(writer.written < 4 * TEST_LIMIT, `${name}: ${writer.written} bytes written before the read stopped`)

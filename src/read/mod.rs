@@ -152,9 +152,11 @@ fn cancelled(cancel: &AtomicBool) -> bool {
 }
 
 /// Opens `path` with fs-style numeric `flags` (from `fs.constants`) and reads
-/// it whole into `buf` (its old contents are dropped).
+/// it whole into `buf` (its old contents are dropped). A regular file of
+/// kMaxLength bytes or more is not read (`ReadError::TooLarge`): readFileSync
+/// refuses it after reading it all.
 pub(crate) fn read_path_into(path: &CStr, flags: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  reader::read_path(path, flags, usize::MAX, Split::Allowed, &NEVER_CANCELLED, buf)
+  reader::read_path(path, flags, MAX_STRING_LENGTH, Split::Allowed, &NEVER_CANCELLED, buf)
 }
 
 /// Like `read_path_into`, but a regular file whose size is `limit` bytes or
@@ -226,14 +228,18 @@ fn too_long(buf: &mut Vec<u8>) -> ReadError {
   ReadError::TooLong
 }
 
-/// The room a read starts with: the file's size and one byte more (getting it
-/// means the file grew), or a first chunk when the size is unknown.
-fn room_for(regular: bool, size: usize) -> usize {
-  if regular && size > 0 {
-    size + 1
-  } else {
-    UNKNOWN_SIZE_FIRST_CHUNK
-  }
+/// The size a read can go by: a regular file's, unless it is 0 (procfs) or
+/// too large for any string. Such a file, read through a caller's fd whose
+/// offset may leave less of it, is read as one of unknown length, which stops
+/// at `max_bytes()`: room for its whole size is never asked for at once.
+fn known_size(regular: bool, size: usize) -> Option<usize> {
+  (regular && size > 0 && size < MAX_STRING_LENGTH).then_some(size)
+}
+
+/// The room a read starts with: the file's known size and one byte more
+/// (getting it means the file grew), or a first chunk.
+fn room_for(known_size: Option<usize>) -> usize {
+  known_size.map_or(UNKNOWN_SIZE_FIRST_CHUNK, |size| size + 1)
 }
 
 #[cfg(test)]
@@ -250,6 +256,17 @@ mod tests {
     assert_eq!(max_bytes_from(Some("-5")), MAX_STRING_LENGTH);
     assert_eq!(max_bytes_from(Some("1MiB")), MAX_STRING_LENGTH);
     assert_eq!(max_bytes_from(Some("")), MAX_STRING_LENGTH);
+  }
+
+  #[test]
+  fn only_a_regular_file_that_a_string_could_hold_is_read_by_its_size() {
+    assert_eq!(known_size(true, 10), Some(10));
+    assert_eq!(known_size(true, MAX_STRING_LENGTH - 1), Some(MAX_STRING_LENGTH - 1));
+    assert_eq!(known_size(true, MAX_STRING_LENGTH), None);
+    assert_eq!(known_size(true, 0), None);
+    assert_eq!(known_size(false, 10), None);
+    assert_eq!(room_for(Some(10)), 11);
+    assert_eq!(room_for(None), UNKNOWN_SIZE_FIRST_CHUNK);
   }
 
   #[test]

@@ -13,7 +13,8 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use super::{
-  cancelled, empty_with_room, grow_towards, max_bytes, room_for, too_long, ReadError, ReadFacts, Split, Stop,
+  cancelled, empty_with_room, grow_towards, known_size, max_bytes, room_for, too_long, ReadError, ReadFacts, Split,
+  Stop,
 };
 use crate::limits::UNKNOWN_SIZE_CHUNK;
 
@@ -93,7 +94,7 @@ fn read_file(
   if meta.is_file() && size >= limit {
     return Err(ReadError::TooLarge);
   }
-  empty_with_room(buf, room_for(meta.is_file(), size));
+  empty_with_room(buf, room_for(known_size(meta.is_file(), size)));
   let max = stop.max;
   let mut reader = file;
   loop {

@@ -17,7 +17,8 @@ use std::sync::atomic::AtomicBool;
 
 use super::syscall;
 use super::{
-  cancelled, empty_with_room, grow_towards, max_bytes, room_for, too_long, ReadError, ReadFacts, Split, Stop, Syscall,
+  cancelled, empty_with_room, grow_towards, known_size, max_bytes, room_for, too_long, ReadError, ReadFacts, Split,
+  Stop, Syscall,
 };
 use crate::classify::{classify, Class};
 use crate::limits::{
@@ -69,10 +70,11 @@ fn read_open_fd(
   if regular && size >= limit {
     return Err(ReadError::TooLarge);
   }
-  empty_with_room(buf, room_for(regular, size));
+  let known = known_size(regular, size);
+  empty_with_room(buf, room_for(known));
   // The ASCII prefix of what `buf` holds before the plain read (a probed head).
   let mut head_ascii = 0;
-  if regular && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed && two_threads::worth_splitting(size) {
+  if known.is_some() && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed && two_threads::worth_splitting(size) {
     let head = if size < SPLIT_ASCII_READ_MIN_BYTES {
       Some(probe_head(fd, buf)?)
     } else {
@@ -96,10 +98,9 @@ fn read_open_fd(
     max: max_bytes(),
     cancel,
   };
-  let ascii_prefix = if regular && size > 0 {
-    read_sized(fd, size, stop, buf, head_ascii)?
-  } else {
-    grow_until_eof(fd, stop, buf).map(|()| 0)?
+  let ascii_prefix = match known {
+    Some(size) => read_sized(fd, size, stop, buf, head_ascii)?,
+    None => grow_until_eof(fd, stop, buf).map(|()| 0)?,
   };
   Ok(ReadFacts {
     ascii_prefix,
