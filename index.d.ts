@@ -22,7 +22,7 @@ export interface ReadFileUtf8Options {
  * const { readFileUtf8 } = require('readfile-utf8')
  * const source = readFileUtf8('src/index.ts')
  */
-export declare function readFileUtf8(path: PathOrFileDescriptor, options?: Utf8Encoding | ReadFileUtf8Options): string
+export declare function readFileUtf8(path: PathOrFileDescriptor, options?: Utf8Encoding | ReadFileUtf8Options | null): string
 
 /**
  * `fs.readFileSync` with exactly fs's signature: UTF-8 requests are served by
@@ -86,7 +86,7 @@ export interface ReadFileUtf8AsyncOptions extends ReadFileUtf8Options {
  */
 export declare function readFileUtf8Async(
   path: PathOrFileDescriptor,
-  options?: Utf8Encoding | ReadFileUtf8AsyncOptions,
+  options?: Utf8Encoding | ReadFileUtf8AsyncOptions | null,
 ): Promise<string>
 
 /** Options of {@link readFilesUtf8}. */

@@ -28,7 +28,7 @@ test('readFileSync serves UTF-8 requests with fs\'s exact string', () => {
   }
 })
 
-test('readFileUtf8 defaults to UTF-8 and accepts every fs path form', () => {
+test('readFileUtf8 defaults to UTF-8 and accepts every fs path form', async () => {
   const expected = fs.readFileSync(file, 'utf8')
   const fd = fs.openSync(file, 'r')
   try {
@@ -40,9 +40,13 @@ test('readFileUtf8 defaults to UTF-8 and accepts every fs path form', () => {
   assert.equal(api.readFileUtf8(file, 'utf-8'), expected)
   assert.equal(api.readFileUtf8(file, { encoding: null }), expected)
   assert.equal(api.readFileUtf8(file, {}), expected)
+  // fs's defaults for options: null, or a function in their place.
+  assert.equal(api.readFileUtf8(file, null), expected)
+  assert.equal(api.readFileUtf8(file, () => {}), expected)
   assert.equal(api.readFileUtf8(Buffer.from(file)), expected)
   assert.equal(api.readFileUtf8(require('node:url').pathToFileURL(file)), expected)
   assert.equal(api.readFileUtf8(path.relative(process.cwd(), file)), expected)
+  assert.equal(await api.readFileUtf8Async(file, null), expected)
 })
 
 test('paths of every length around the native stack buffer (1024 bytes) read as fs, non-ASCII included', () => {
@@ -139,7 +143,7 @@ test('index.d.ts type-checks real usage (and rejects misuse)', () => {
   const ok = compile(`import { readFileUtf8, readFileSync, engine } from 'readfile-utf8'
     const a: string = readFileUtf8('x')
     const b: string = readFileUtf8(3, { flag: 'r' })
-    const c: string = readFileUtf8(new URL('file:///x'), 'utf-8')
+    const c: string = readFileUtf8(new URL('file:///x'), 'utf-8') + readFileUtf8('x', null)
     const d: Buffer = readFileSync('x')
     const e: string = readFileSync('x', 'utf8')
     const f: string = readFileSync(Buffer.from('x'), { encoding: 'latin1' })

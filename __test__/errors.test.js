@@ -82,6 +82,15 @@ test('bad options give fs\'s errors; readFileUtf8 rejects non-UTF-8 encodings cl
   }
   // readFileSync hands an unknown encoding to fs: fs's own error.
   assertSameError(() => readFileSync(existing, 'nope'), () => fs.readFileSync(existing, 'nope'))
+  // fs checks options.signal even in a synchronous call (and then ignores it).
+  for (const signal of ['signal', 5, null, {}, false]) {
+    const options = { encoding: 'utf8', signal }
+    assertSameError(() => readFileSync(existing, options), () => fs.readFileSync(existing, options), `signal ${String(signal)}`)
+    assertSameError(() => readFileUtf8(existing, { signal }), () => fs.readFileSync(existing, options), `signal ${String(signal)}`)
+  }
+  const options = { encoding: 'utf8', signal: AbortSignal.abort() }
+  assert.equal(readFileSync(existing, options), fs.readFileSync(existing, options))
+  assert.equal(readFileUtf8(existing, { signal: options.signal }), fs.readFileSync(existing, options))
 })
 
 test('EACCES (checked as an unprivileged user) is fs\'s error', () => {

@@ -124,3 +124,16 @@ test('flags fs refuses, and numbers outside its table, give what fs gives', asyn
   for (const flag of [...refused, ...numbers]) cases += await assertFlagAsFs(flag, String(flag))
   assert.equal(cases, (refused.length + numbers.length) * 2 * 5)
 })
+
+test('O_DIRECT (reads into block-aligned buffers only) gives what fs gives, at every size', async () => {
+  // fs's buffers are not aligned, so its reads fail; some of ours would be.
+  const flag = fs.constants.O_RDONLY | (fs.constants.O_DIRECT ?? 0)
+  const file = scratch('o-direct.txt')
+  for (const size of [100, 64 * 1024, 200 * 1024, 1 << 20]) {
+    fs.writeFileSync(file, Buffer.alloc(size, 'é'))
+    for (const [name, isAsync, ours, theirs] of pairs(flag)) {
+      const expected = await outcome(() => theirs(file), isAsync)
+      assert.deepEqual(await outcome(() => ours(file), isAsync), expected, `${name}, ${size} bytes`)
+    }
+  }
+})

@@ -19,11 +19,6 @@ const fsReadFile = fs.readFile
 const fsPromisesReadFile = fs.promises.readFile
 const fsReadFileAsPromise = promisify(fsReadFile)
 
-/** fs's check of `options.signal` (validateAbortSignal): undefined, or an object with `aborted`. */
-function isValidSignal(signal) {
-  return signal === undefined || (signal !== null && typeof signal === 'object' && 'aborted' in signal)
-}
-
 /**
  * The native reads in flight per signal, each a function that stops it. One
  * listener per signal, not one per read: a signal shared by many reads would
@@ -140,13 +135,6 @@ async function asyncFailure(code, arg, api) {
   }
 }
 
-/** The options to give fs.promises for a call it must answer: UTF-8, with the signal. */
-function asUtf8AsyncOptions(options) {
-  const utf8 = asUtf8Options(options)
-  if (typeof utf8 === 'object' && utf8 !== null && options.signal !== undefined) utf8.signal = options.signal
-  return utf8
-}
-
 /**
  * The read every async API shares, after options were decoded. Returns
  * DELEGATE, synchronously, for calls only fs should answer; otherwise a
@@ -156,7 +144,7 @@ function asUtf8AsyncOptions(options) {
  * does not).
  */
 function startRead(path, flags, signal, allowFd, api) {
-  if (flags === DELEGATE || !isValidSignal(signal)) return DELEGATE
+  if (flags === DELEGATE) return DELEGATE // a bad flag or signal among them
   const arg = nativeArgument(path)
   // Paths with NUL bytes are fs's to reject (fs.readFile even throws
   // synchronously), so they never reach the native read.
@@ -181,7 +169,7 @@ async function settle(reading, arg, signal, api) {
  */
 async function readAsync(path, flags, signal, allowFd, delegate) {
   // As fs.promises: an aborted signal rejects before the path is looked at.
-  if (flags !== DELEGATE && isValidSignal(signal) && signal?.aborted) throw abortError(signal)
+  if (flags !== DELEGATE && signal?.aborted) throw abortError(signal)
   const reading = startRead(path, flags, signal, allowFd, 'promises')
   const result = reading === DELEGATE ? DELEGATE : await reading
   return result === DELEGATE ? delegate() : result
@@ -199,8 +187,8 @@ async function readFileUtf8Async(path, options) {
   return readAsync(path, flags, signal, true, () =>
     // fs.promises takes no fds; fs.readFile reads them as readFileUtf8Async does.
     typeof path === 'number'
-      ? fsReadFileAsPromise(path, asUtf8AsyncOptions(options))
-      : fsPromisesReadFile(path, asUtf8AsyncOptions(options)),
+      ? fsReadFileAsPromise(path, asUtf8Options(options))
+      : fsPromisesReadFile(path, asUtf8Options(options)),
   )
 }
 

@@ -42,12 +42,28 @@ function isUtf8(encoding) {
   return lower === 'utf8' || lower === 'utf-8'
 }
 
-/** Numeric open flags for fs's `flag` option, or DELEGATE if fs would reject it. */
+/**
+ * O_DIRECT (Linux): reads must then use buffers aligned to the device's
+ * blocks, which fs's are not (it fails with EINVAL) and ours may or may not be.
+ */
+const O_DIRECT = constants.O_DIRECT ?? 0
+
+/** Numeric open flags for fs's `flag` option, or DELEGATE if fs would reject it or must answer it. */
 function openFlags(flag) {
   if (flag === undefined || flag === null) return O_RDONLY
   if (typeof flag === 'string') return FLAGS.get(flag) ?? DELEGATE
-  if (Number.isInteger(flag) && (flag | 0) === flag) return flag
+  if (Number.isInteger(flag) && (flag | 0) === flag && (flag & O_DIRECT) === 0) return flag
   return DELEGATE
+}
+
+/** fs's check of `options.signal` (validateAbortSignal): undefined, or an object with `aborted`. */
+function isValidSignal(signal) {
+  return signal === undefined || (signal !== null && typeof signal === 'object' && 'aborted' in signal)
+}
+
+/** fs's own default for options: none, null or a function (a callback in their place). */
+function isDefaultOptions(options) {
+  return options === undefined || options === null || typeof options === 'function'
 }
 
 /** The `encoding` an fs options argument asks for (undefined: none, i.e. a Buffer). */
@@ -68,32 +84,51 @@ function invalidEncoding(encoding) {
 
 /**
  * The open flags of readFileUtf8's (and readFileUtf8Async's) options, or
- * DELEGATE where fs must answer (a bad flag, or options of a wrong type). An
- * encoding other than UTF-8 throws.
+ * DELEGATE where fs must answer (a bad flag or signal, or options of a wrong
+ * type). An encoding other than UTF-8 throws.
  */
 function readerFlags(options) {
-  if (options === undefined) return O_RDONLY
+  if (isDefaultOptions(options)) return O_RDONLY
   if (typeof options === 'string') {
     if (!isUtf8(options)) throw invalidEncoding(options)
     return O_RDONLY
   }
-  if (options === null || typeof options !== 'object') return DELEGATE
+  if (typeof options !== 'object') return DELEGATE
   const { encoding } = options
   if (encoding != null && !isUtf8(encoding)) throw invalidEncoding(encoding)
-  return openFlags(options.flag)
+  return isValidSignal(options.signal) ? openFlags(options.flag) : DELEGATE
 }
 
-/** The numeric flags and signal of a UTF-8 request in fs's own option forms (readFileSync, readFile…). */
+/**
+ * The numeric flags and signal of a UTF-8 request in fs's own option forms
+ * (readFileSync, readFile…): flags DELEGATE where fs must answer (a bad flag,
+ * or a signal fs rejects, even in a synchronous call).
+ */
 function utf8Request(options) {
   if (typeof options === 'string') return { flags: O_RDONLY, signal: undefined }
-  return { flags: openFlags(options.flag), signal: options.signal }
+  const { signal } = options
+  return { flags: isValidSignal(signal) ? openFlags(options.flag) : DELEGATE, signal }
 }
 
-/** The options to give fs for a readFileUtf8 call it must answer: always UTF-8. */
+/** The options to give fs for a readFileUtf8 call it must answer: always UTF-8, with the signal fs checks. */
 function asUtf8Options(options) {
-  if (options === undefined) return 'utf8'
-  if (options !== null && typeof options === 'object') return { encoding: 'utf8', flag: options.flag }
+  if (isDefaultOptions(options)) return 'utf8'
+  if (typeof options === 'object') {
+    const utf8 = { encoding: 'utf8', flag: options.flag }
+    if (options.signal !== undefined) utf8.signal = options.signal
+    return utf8
+  }
   return options // a UTF-8 spelling, or a wrong type fs throws for
 }
 
-module.exports = { DELEGATE, FLAGS, isUtf8, openFlags, requestedEncoding, readerFlags, utf8Request, asUtf8Options }
+module.exports = {
+  DELEGATE,
+  FLAGS,
+  isUtf8,
+  openFlags,
+  isValidSignal,
+  requestedEncoding,
+  readerFlags,
+  utf8Request,
+  asUtf8Options,
+}
