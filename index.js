@@ -51,10 +51,36 @@ function readFileUtf8(path, options) {
  * path, every other call is passed to `fs.readFileSync` unchanged.
  */
 function readFileSync(path, options) {
-  if (!isUtf8(requestedEncoding(options))) return fsReadFileSync(path, options)
+  const encoding = requestedEncoding(options)
+  if (!isUtf8(encoding)) return fsReadFileSync(path, options)
   const { flags } = utf8Request(options)
-  const result = flags === DELEGATE ? DELEGATE : readNative(path, flags)
+  let result
+  try {
+    result = flags === DELEGATE ? DELEGATE : readNative(path, flags)
+  } catch (err) {
+    if (err.code === 'ERR_STRING_TOO_LONG' && refusedBySizeInFs(path, encoding)) result = DELEGATE
+    else throw err
+  }
   return result === DELEGATE ? fsReadFileSync(path, options) : result
+}
+
+/** kIoMaxLength: fs reads no file larger than this into a Buffer. */
+const IO_MAX_LENGTH = 2 ** 31 - 1
+
+/**
+ * Whether fs.readFileSync refuses this file by its size before reading it: a
+ * UTF-8 spelling other than 'utf8' or 'utf-8' takes fs's Buffer path, which
+ * throws ERR_FS_FILE_TOO_LARGE for a regular file over 2 GiB, where its
+ * UTF-8 path (and ours) gives ERR_STRING_TOO_LONG.
+ */
+function refusedBySizeInFs(path, encoding) {
+  if (encoding === 'utf8' || encoding === 'utf-8') return false
+  try {
+    const stats = typeof path === 'number' ? fs.fstatSync(path) : fs.statSync(path)
+    return stats.isFile() && stats.size > IO_MAX_LENGTH
+  } catch {
+    return false
+  }
 }
 
 const MEMORY_MODES = ['fast', 'lean']

@@ -147,3 +147,25 @@ test('ERR_STRING_TOO_LONG: from kMaxLength bytes on, as fs (which counts bytes, 
   assert.equal(thrown(() => readFileUtf8(big)).code, 'ERR_STRING_TOO_LONG')
   fs.rmSync(big)
 })
+
+test("over 2 GiB, readFileSync with a UTF-8 spelling other than 'utf8' or 'utf-8' gives fs's ERR_FS_FILE_TOO_LARGE", () => {
+  // Those spellings take fs's Buffer path, which refuses such a file by its size.
+  const huge = scratch('over-2gib.txt')
+  fs.writeFileSync(huge, '')
+  fs.truncateSync(huge, 3 * 2 ** 30)
+  const fd = fs.openSync(huge, 'r')
+  try {
+    for (const options of ['UTF8', 'Utf-8', { encoding: 'UTF-8' }]) {
+      for (const file of [huge, fd]) {
+        const label = `${JSON.stringify(options)}, ${typeof file === 'number' ? 'fd' : 'path'}`
+        assertSameError(() => readFileSync(file, options), () => fs.readFileSync(file, options), label)
+        assert.equal(thrown(() => readFileSync(file, options)).code, 'ERR_FS_FILE_TOO_LARGE', label)
+      }
+    }
+    // readFileUtf8 is fs's 'utf8' read in any spelling.
+    assert.equal(thrown(() => readFileUtf8(huge, 'UTF8')).code, 'ERR_STRING_TOO_LONG')
+  } finally {
+    fs.closeSync(fd)
+    fs.rmSync(huge)
+  }
+})
