@@ -119,16 +119,20 @@ test('under the test limit: /dev/zero, /dev/urandom, an endless FIFO and a 1 TiB
     fs.truncateSync(big, require('node:buffer').constants.MAX_STRING_LENGTH)
     const expected = errorFields(thrownBy(() => fs.readFileSync(big, 'utf8')))
     fs.rmSync(big)
+    /** The errors of the sync reads of \`file\` (path, Buffer path, its open \`fd\`) and of the async read of \`fd\`. */
+    const syncAndFdErrors = async (file, fd) => ({
+      readFileUtf8: errorFields(thrownBy(() => api.readFileUtf8(file))),
+      readFileSync: errorFields(thrownBy(() => api.readFileSync(file, 'utf8'))),
+      bufferPath: errorFields(thrownBy(() => api.readFileUtf8(Buffer.from(file)))),
+      fd: errorFields(thrownBy(() => api.readFileUtf8(fd))),
+      asyncFd: errorFields(await rejection(api.readFileUtf8Async(fd))),
+    })
     const results = {}
     for (const device of ['/dev/zero', '/dev/urandom']) {
       const fd = fs.openSync(device, 'r')
       results[device] = {
-        readFileUtf8: errorFields(thrownBy(() => api.readFileUtf8(device))),
-        readFileSync: errorFields(thrownBy(() => api.readFileSync(device, 'utf8'))),
-        bufferPath: errorFields(thrownBy(() => api.readFileUtf8(Buffer.from(device)))),
-        fd: errorFields(thrownBy(() => api.readFileUtf8(fd))),
+        ...(await syncAndFdErrors(device, fd)),
         readFileUtf8Async: errorFields(await rejection(api.readFileUtf8Async(device))),
-        asyncFd: errorFields(await rejection(api.readFileUtf8Async(fd))),
         promisesReadFile: errorFields(await rejection(api.promises.readFile(device, 'utf8'))),
         readFile: errorFields(await callbackError(device, 'utf8')),
       }
@@ -168,13 +172,7 @@ test('under the test limit: /dev/zero, /dev/urandom, an endless FIFO and a 1 TiB
     fs.writeFileSync(huge, '')
     fs.truncateSync(huge, 2 ** 40)
     const hugeFd = fs.openSync(huge, 'r')
-    results[huge] = {
-      readFileUtf8: errorFields(thrownBy(() => api.readFileUtf8(huge))),
-      readFileSync: errorFields(thrownBy(() => api.readFileSync(huge, 'utf8'))),
-      bufferPath: errorFields(thrownBy(() => api.readFileUtf8(Buffer.from(huge)))),
-      fd: errorFields(thrownBy(() => api.readFileUtf8(hugeFd))),
-      asyncFd: errorFields(await rejection(api.readFileUtf8Async(hugeFd))),
-    }
+    results[huge] = await syncAndFdErrors(huge, hugeFd)
     fs.closeSync(hugeFd)
     // By path, the promise and callback APIs give fs's own answer for it.
     const hugeAsync = {

@@ -121,14 +121,4 @@ function asUtf8Options(options) {
   return options // a UTF-8 spelling, or a wrong type fs throws for
 }
 
-module.exports = {
-  DELEGATE,
-  FLAGS,
-  isUtf8,
-  openFlags,
-  isValidSignal,
-  requestedEncoding,
-  readerFlags,
-  utf8Request,
-  asUtf8Options,
-}
+module.exports = { DELEGATE, FLAGS, isUtf8, openFlags, requestedEncoding, readerFlags, utf8Request, asUtf8Options }
