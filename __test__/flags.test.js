@@ -10,7 +10,7 @@ const fs = require('node:fs')
 const { spawnSync } = require('node:child_process')
 
 const api = require('..')
-const { FLAGS } = require('../lib/options')
+const { FLAGS, DELEGATE, openFlags } = require('../lib/options')
 const { scratch, errorFields } = require('./helpers')
 
 /**
@@ -125,15 +125,12 @@ test('flags fs refuses, and numbers outside its table, give what fs gives', asyn
   assert.equal(cases, (refused.length + numbers.length) * 2 * 5)
 })
 
-test('O_DIRECT (reads into block-aligned buffers only) gives what fs gives, at every size', async () => {
-  // fs's buffers are not aligned, so its reads fail; some of ours would be.
-  const flag = fs.constants.O_RDONLY | (fs.constants.O_DIRECT ?? 0)
-  const file = scratch('o-direct.txt')
-  for (const size of [100, 64 * 1024, 200 * 1024, 1 << 20]) {
-    fs.writeFileSync(file, Buffer.alloc(size, 'é'))
-    for (const [name, isAsync, ours, theirs] of pairs(flag)) {
-      const expected = await outcome(() => theirs(file), isAsync)
-      assert.deepEqual(await outcome(() => ours(file), isAsync), expected, `${name}, ${size} bytes`)
-    }
-  }
+test('O_DIRECT flags are left to fs, whose reads then succeed or fail by the alignment of its buffers', () => {
+  // Whether a read with O_DIRECT succeeds depends on where the reader's buffer
+  // happens to lie: Node 22's fs read a 100-byte file in one call and failed
+  // with EINVAL in the next. No outcome can be compared; fs makes the call.
+  const { O_RDONLY, O_RDWR, O_DIRECT } = fs.constants
+  if (O_DIRECT === undefined) return assert.equal(openFlags(O_RDONLY), O_RDONLY) // no such flag on this OS
+  for (const flag of [O_RDONLY | O_DIRECT, O_RDWR | O_DIRECT]) assert.equal(openFlags(flag), DELEGATE, String(flag))
+  assert.equal(openFlags(O_RDWR), O_RDWR)
 })
