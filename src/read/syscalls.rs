@@ -498,4 +498,34 @@ mod tests {
     }
     std::fs::remove_dir_all(&dir).unwrap();
   }
+
+  #[test]
+  fn reads_shorter_than_asked_before_the_size_do_not_end_the_read() {
+    // A pipe returns what its writer has written so far, as sysfs and FUSE
+    // return less than asked: only a read of nothing, or the size reached, ends it.
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two fds pipe(2) writes.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both fds are fresh and owned here alone.
+    let (reader, mut writer) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
+    let pieces: Vec<Vec<u8>> = (0..4u8).map(|i| vec![b'a' + i; 1000]).collect();
+    let expected = pieces.concat();
+    let feeder = std::thread::spawn(move || {
+      for piece in pieces {
+        writer.write_all(&piece).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+      }
+    });
+    let stop = Stop {
+      max: max_bytes(),
+      cancel: &crate::read::NEVER_CANCELLED,
+    };
+    let mut buf = Vec::with_capacity(expected.len() + 1);
+    assert_eq!(
+      read_sized(reader.as_raw_fd(), expected.len(), stop, &mut buf, 0),
+      Ok(expected.len())
+    );
+    assert!(buf == expected);
+    feeder.join().unwrap();
+  }
 }
