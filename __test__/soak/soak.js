@@ -152,6 +152,8 @@ function sameText(s, expected, whole) {
 }
 
 const rssMiB = () => process.memoryUsage.rss() / MiB
+/** RSS after IDLE_MS of idleness: what is kept once the pool has freed its idle buffers. */
+const rssAfterIdleMiB = () => new Promise((resolve) => setTimeout(() => resolve(rssMiB()), IDLE_MS))
 const peakRssMiB = () => process.resourceUsage().maxRSS / 1024
 const openFds = () => fs.readdirSync('/proc/self/fd').length
 
@@ -211,8 +213,7 @@ async function runPhase(phase, dir) {
       await readAll(end - checked, verify)
       afterGc.push(await memoryAfterGcMiB())
       if (part === CHECKPOINTS / 2 - 1 || part === CHECKPOINTS - 1) {
-        await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
-        afterIdle.push(rssMiB())
+        afterIdle.push(await rssAfterIdleMiB())
       }
     }
     return {
@@ -368,8 +369,7 @@ async function runPhase(phase, dir) {
     // then is memory it keeps, not garbage still reachable from a stale slot.
     await new Promise((resolve) => setImmediate(resolve))
     globalThis.gc()
-    await new Promise((resolve) => setTimeout(resolve, IDLE_MS))
-    return { chars, peakRssMiB: peak, idleRssMiB: rssMiB() }
+    return { chars, peakRssMiB: peak, idleRssMiB: await rssAfterIdleMiB() }
   }
   throw new Error(`unknown phase ${phase}`)
 }

@@ -31,7 +31,6 @@ use crate::limits::{
   BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_READERS_KEEP as READERS_KEEP,
   BATCH_SCOPE_RESULTS as SCOPE_RESULTS, BATCH_SPARES_MAX as SPARES_MAX, BATCH_SPARES_PER_CLAIM as SPARES_PER_CLAIM,
   BATCH_TAKEN_MAX_BYTES as TAKEN_MAX_BYTES, BATCH_WAKE_RUN as WAKE_RUN, BATCH_WINDOW as WINDOW, LOCAL_KEEP,
-  MAX_STRING_LENGTH,
 };
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::Text;
@@ -66,7 +65,7 @@ impl Reading {
 fn read_file(path: &[u8], how: Reading) -> impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError> + '_ {
   move |buf| {
     read::with_terminated(path, |path| {
-      read::read_path_limited_into(path, how.flags, MAX_STRING_LENGTH, &read::NEVER_CANCELLED, buf)
+      read::read_path_cancellable_into(path, how.flags, &read::NEVER_CANCELLED, buf)
     })
     .map(|facts| if how.alone { facts.read_alone() } else { facts })
   }

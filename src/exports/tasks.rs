@@ -15,7 +15,6 @@ use napi::{sys, Env, Task, ValueType};
 use napi_derive::napi;
 
 use crate::js_string::{self, Outcome, FS_ANSWERS, STRING_TOO_LONG};
-use crate::limits::MAX_STRING_LENGTH;
 use crate::{pipeline, read};
 
 /// What to read.
@@ -106,7 +105,7 @@ impl Task for ReadTask {
         path: Some(path),
         flags,
       } => pipeline::read_to_outcome(
-        |buf| read::read_path_limited_into(path, *flags, MAX_STRING_LENGTH, cancel, buf),
+        |buf| read::read_path_cancellable_into(path, *flags, cancel, buf),
         FS_ANSWERS,
       ),
       // As the sync readFd (fs has no promise API for fds).

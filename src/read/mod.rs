@@ -159,19 +159,17 @@ pub(crate) fn read_path_into(path: &CStr, flags: i32, buf: &mut Vec<u8>) -> Resu
   reader::read_path(path, flags, MAX_STRING_LENGTH, Split::Allowed, &NEVER_CANCELLED, buf)
 }
 
-/// Like `read_path_into`, but a regular file whose size is `limit` bytes or
-/// more is not read at all (`ReadError::TooLarge`), the file is read on this
-/// thread alone, and the read stops between chunks once `cancel` is set
-/// (`ReadError::Cancelled`): for reads that run beside others (async reads on
-/// libuv's pool), where the other core is busy anyway.
-pub(crate) fn read_path_limited_into(
+/// Like `read_path_into`, but the file is read on this thread alone, and the
+/// read stops between chunks once `cancel` is set (`ReadError::Cancelled`):
+/// for reads that run beside others (async reads on libuv's pool, a batch's),
+/// where the other core is busy anyway.
+pub(crate) fn read_path_cancellable_into(
   path: &CStr,
   flags: i32,
-  limit: usize,
   cancel: &AtomicBool,
   buf: &mut Vec<u8>,
 ) -> Result<ReadFacts, ReadError> {
-  reader::read_path(path, flags, limit, Split::Never, cancel, buf)
+  reader::read_path(path, flags, MAX_STRING_LENGTH, Split::Never, cancel, buf)
 }
 
 /// Reads a caller-owned fd from its current position to EOF into `buf`; never

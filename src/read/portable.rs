@@ -132,7 +132,7 @@ fn os_path(bytes: &[u8]) -> Option<&Path> {
 
 #[cfg(test)]
 mod tests {
-  use crate::read::{read_fd, read_path, read_path_limited_into, with_terminated, ReadError};
+  use crate::read::{read_fd, read_path, with_terminated, ReadError, Split};
 
   #[test]
   fn reads_whole_files_and_leaves_failures_and_other_flags_to_fs() {
@@ -153,7 +153,7 @@ mod tests {
     let mut buf = Vec::new();
     let never = std::sync::atomic::AtomicBool::new(false);
     let limited =
-      |limit, buf: &mut Vec<u8>| with_terminated(path, |p| read_path_limited_into(p, 0, limit, &never, buf));
+      |limit, buf: &mut Vec<u8>| with_terminated(path, |p| super::read_path(p, 0, limit, Split::Never, &never, buf));
     assert_eq!(limited(6, &mut buf), Err(ReadError::TooLarge));
     assert_eq!(limited(7, &mut buf).map(|_| buf.len()), Ok(6));
     #[cfg(unix)]
