@@ -22,21 +22,10 @@ function nativeArgument(path) {
   return DELEGATE
 }
 
-/**
- * The path fs names in its errors for a native argument (none for an fd). Only
- * needed on failure. fs reports the path as it went to the OS, in UTF-8 and
- * back: a lone surrogate comes back as U+FFFD, which is what toWellFormed makes.
- */
-function pathForError(arg) {
-  if (typeof arg === 'string') return arg.toWellFormed()
-  if (typeof arg === 'number') return undefined
-  return Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength).toString('utf8')
-}
-
 /** True if a native path argument has a NUL byte, which fs rejects before any syscall. */
 function hasNul(arg) {
   if (typeof arg === 'string') return arg.includes('\0')
   return typeof arg !== 'number' && arg.includes(0)
 }
 
-module.exports = { nativeArgument, pathForError, hasNul }
+module.exports = { nativeArgument, hasNul }

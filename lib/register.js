@@ -8,12 +8,19 @@ const fs = require('node:fs')
 const { syncBuiltinESMExports } = require('node:module')
 
 const ours = require('..')
+const { answersFor } = require('./answers')
 
+// The functions the drop-ins replace: whatever fs held when this file loaded
+// (fs's own, or a layer's that patched them: Yarn PnP, asar, memfs). While
+// ours are installed, these answer every call the native path does not.
 const originals = {
   readFileSync: fs.readFileSync,
   readFile: fs.readFile,
   promisesReadFile: fs.promises.readFile,
 }
+answersFor(ours.readFileSync, originals.readFileSync)
+answersFor(ours.readFile, originals.readFile)
+answersFor(ours.promises.readFile, originals.promisesReadFile)
 
 /** True while our functions are installed in fs. */
 function isRegistered() {

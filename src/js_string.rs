@@ -185,7 +185,9 @@ impl ToNapiValue for Reply {
 }
 
 /// Failure codes, returned to JS instead of a string (lib/errors.js reads them):
-/// `errno * 8 + syscall` for an OS error (see `read::Syscall`), or one of these.
+/// `errno * 8 + syscall` for an OS error fs cannot answer (a caller's fd that
+/// failed after some of its bytes were read, see `read::read_fd_into`), or
+/// one of these.
 /// fs answers this call itself, with its own result or error (see
 /// `ReadError::ForFs` and `ReadError::TooLarge`).
 pub(crate) const FS_ANSWERS: i32 = -1;
@@ -196,6 +198,11 @@ pub(crate) const STRING_TOO_LONG: i32 = -2;
 /// An async read stopped because its signal aborted (`ReadError::Cancelled`):
 /// JS has already rejected with the AbortError.
 pub(crate) const CANCELLED: i32 = -3;
+/// A sync read by path found a regular file of kMaxLength bytes or more
+/// (`ReadError::TooLarge`), not read: Node's UTF-8 path throws
+/// ERR_STRING_TOO_LONG for it after reading it, its Buffer path may refuse it
+/// by size, so JS says which.
+pub(crate) const TOO_LARGE: i32 = -4;
 
 impl From<ReadError> for Outcome {
   fn from(e: ReadError) -> Self {

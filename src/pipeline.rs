@@ -4,7 +4,7 @@
 
 use napi::sys;
 
-use crate::js_string::{self, Maker, Outcome, Reply, STRING_TOO_LONG};
+use crate::js_string::{self, Maker, Outcome, Reply, STRING_TOO_LONG, TOO_LARGE};
 use crate::limits::{MAX_STRING_LENGTH, SPLIT_READ_MIN_BYTES, V8_DECODES_INVALID_FROM};
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::{self, Decoded, Text};
@@ -34,8 +34,8 @@ fn left_to_v8(env: sys::napi_env, bytes: &[u8], facts: ReadFacts) -> bool {
 /// before a copy, see `js_string::from_converted`). A sync call leaves some
 /// large text to V8's decoder (`left_to_v8`).
 /// A file of kMaxLength bytes or more, found by its size (a `read` with a
-/// limit: `ReadError::TooLarge`) or by reading it, is readFileSync's
-/// ERR_STRING_TOO_LONG.
+/// limit: `ReadError::TooLarge`, which JS then judges) or by reading it, is
+/// readFileSync's ERR_STRING_TOO_LONG.
 pub(crate) fn read_to_string(
   env: sys::napi_env,
   read: impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError>,
@@ -45,7 +45,7 @@ pub(crate) fn read_to_string(
   let result = read(&mut buf);
   let large = buf.len() >= SPLIT_READ_MIN_BYTES;
   let reply = match result {
-    Err(ReadError::TooLarge) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
+    Err(ReadError::TooLarge) => Reply::Outcome(Outcome::Failure(TOO_LARGE)),
     Err(e) => Reply::Outcome(e.into()),
     Ok(_) if too_long_for_a_file(&buf) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
     Ok(facts) if maker == Maker::SyncCall && left_to_v8(env, &buf, facts) => js_string::decoded_by_v8(env, &buf),

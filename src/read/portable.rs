@@ -45,6 +45,22 @@ pub fn read_path(
   read_file(&file, limit, stop, buf, |_| ReadError::ForFs)
 }
 
+/// Opens and reads `path` only if it is a regular file (see
+/// `read::read_path_ahead_into`); anything else is `Ok(None)`, not opened.
+pub fn read_regular_path(
+  path: &CStr,
+  flags: i32,
+  limit: usize,
+  cancel: &AtomicBool,
+  buf: &mut Vec<u8>,
+) -> Result<Option<ReadFacts>, ReadError> {
+  let os = os_path(path.to_bytes()).ok_or(ReadError::ForFs)?;
+  if !std::fs::metadata(os).map_err(|_| ReadError::ForFs)?.is_file() {
+    return Ok(None);
+  }
+  read_path(path, flags, limit, Split::Never, cancel, buf).map(Some)
+}
+
 /// Reads a caller's fd from its offset to EOF. Once bytes may have been
 /// consumed, fs could not read them again, so errors carry their errno.
 #[cfg(unix)]

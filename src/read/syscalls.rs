@@ -59,6 +59,24 @@ fn open(path: &CStr, flags: i32) -> io::Result<syscall::OwnedFd> {
   }
 }
 
+/// Opens and reads `path` only if it is a regular file, which it looks up
+/// first (stat): anything else (a FIFO, a device) is `Ok(None)`, not opened.
+/// The size the stat gave is the read's guess, as fstat's is for `read_path`.
+pub fn read_regular_path(
+  path: &CStr,
+  flags: i32,
+  limit: usize,
+  cancel: &AtomicBool,
+  buf: &mut Vec<u8>,
+) -> Result<Option<ReadFacts>, ReadError> {
+  let (regular, size) = kind_and_size(&syscall::stat(path).map_err(|e| os_error(e, Syscall::Open))?);
+  if !regular {
+    return Ok(None);
+  }
+  let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;
+  read_known_kind(fd.raw(), regular, size, Split::Never, limit, cancel, buf).map(Some)
+}
+
 fn read_open_fd(
   fd: RawFd,
   split: Split,
@@ -66,7 +84,22 @@ fn read_open_fd(
   cancel: &AtomicBool,
   buf: &mut Vec<u8>,
 ) -> Result<ReadFacts, ReadError> {
-  let (regular, size) = file_kind_and_size(fd).map_err(|e| os_error(e, Syscall::Read))?;
+  let (regular, size) = syscall::fstat(fd)
+    .map(|st| kind_and_size(&st))
+    .map_err(|e| os_error(e, Syscall::Read))?;
+  read_known_kind(fd, regular, size, split, limit, cancel, buf)
+}
+
+/// Reads an open fd whose kind and size are known (from fstat or stat).
+fn read_known_kind(
+  fd: RawFd,
+  regular: bool,
+  size: usize,
+  split: Split,
+  limit: usize,
+  cancel: &AtomicBool,
+  buf: &mut Vec<u8>,
+) -> Result<ReadFacts, ReadError> {
   if regular && size >= limit {
     return Err(ReadError::TooLarge);
   }
@@ -274,10 +307,9 @@ fn grow_until_eof(fd: RawFd, stop: Stop, buf: &mut Vec<u8>) -> Result<(), ReadEr
   }
 }
 
-/// (is a regular file, st_size) from fstat.
-fn file_kind_and_size(fd: RawFd) -> io::Result<(bool, usize)> {
-  let st = syscall::fstat(fd)?;
-  Ok(((st.st_mode & libc::S_IFMT) == libc::S_IFREG, st.st_size as usize))
+/// (is a regular file, st_size) of a stat.
+fn kind_and_size(st: &libc::stat) -> (bool, usize) {
+  ((st.st_mode & libc::S_IFMT) == libc::S_IFREG, st.st_size as usize)
 }
 
 /// One read(2) of at most `limit` bytes into the spare capacity of `buf`
@@ -310,19 +342,34 @@ mod tests {
   use std::os::unix::io::{AsRawFd, FromRawFd};
 
   #[test]
-  fn reads_whole_file_and_reports_enoent() {
+  fn reads_whole_file_and_leaves_a_failed_path_to_fs() {
     let dir = scratch_dir("read");
     let p = dir.join("a.txt");
     std::fs::File::create(&p).unwrap().write_all(b"hello").unwrap();
     let bytes = read_path(p.as_os_str().as_bytes(), libc::O_RDONLY).unwrap();
     assert_eq!(bytes, b"hello");
     let missing = dir.join("missing");
+    let c_missing = std::ffi::CString::new(missing.as_os_str().as_bytes()).unwrap();
+    let never = std::sync::atomic::AtomicBool::new(false);
+    // The reader reports the OS error; the read as the pipeline makes it
+    // leaves the path to fs, which then answers with its own.
     assert_eq!(
-      read_path(missing.as_os_str().as_bytes(), libc::O_RDONLY),
+      super::read_path(
+        &c_missing,
+        libc::O_RDONLY,
+        usize::MAX,
+        Split::Never,
+        &never,
+        &mut Vec::new()
+      ),
       Err(ReadError::Os {
         errno: libc::ENOENT,
         syscall: Syscall::Open
       })
+    );
+    assert_eq!(
+      read_path(missing.as_os_str().as_bytes(), libc::O_RDONLY),
+      Err(ReadError::ForFs)
     );
     assert_eq!(read_path(b"a\0b", libc::O_RDONLY), Err(ReadError::ForFs));
     std::fs::remove_dir_all(&dir).unwrap();
