@@ -37,8 +37,8 @@ const COUNTER = `
 test('node -r readfile-utf8/register: require(typescript) reads its modules natively, and it runs', () => {
   const out = run(['-r', 'readfile-utf8/register'], `${COUNTER}
     const fs = require('node:fs')
-    const ours = require('readfile-utf8')
-    const patched = fs.readFileSync === ours.readFileSync && fs.readFile === ours.readFile && fs.promises.readFile === ours.promises.readFile
+    const hook = require('readfile-utf8/register')
+    const patched = hook.isRegistered() && [fs.readFile, fs.promises.readFile].every((f) => f.toString().includes('utf8Request(options)'))
     const ts = require('typescript')
     const js = ts.transpileModule('const x: number = 1; export default x', { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText
     const loaded = Object.keys(require.cache).filter((m) => !modulesBefore.has(m))
@@ -68,16 +68,19 @@ test('node --import readfile-utf8/register: fs and node:fs named imports are pat
     import fs, { readFileSync, readFile } from 'node:fs'
     import { readFile as promisesReadFile } from 'node:fs/promises'
     import { createRequire } from 'node:module'
-    import ours from 'readfile-utf8'
     import { isRegistered, unregister } from 'readfile-utf8/register'
     const require = createRequire(import.meta.url)
     ${COUNTER}
     const ts = require('typescript')
     const ok = ts.transpileModule('let a: string = "x"', {}).outputText.includes('var a = "x"')
-    const patched = fs.readFileSync === ours.readFileSync && readFileSync === ours.readFileSync && readFile === ours.readFile && promisesReadFile === ours.promises.readFile
+    // The hooks: ours (they share the drop-ins' code), in fs and in its named ESM exports.
+    const isOurs = (f) => f.toString().includes('utf8Request(options)')
+    const hooks = [fs.readFileSync, fs.readFile, fs.promises.readFile]
+    const patched = hooks.every(isOurs) && readFileSync === hooks[0] && readFile === hooks[1] && promisesReadFile === hooks[2]
     const before = isRegistered()
     unregister()
-    const restored = fs.readFileSync !== ours.readFileSync && fs.readFile !== ours.readFile && fs.promises.readFile !== ours.promises.readFile
+    // The named imports are live bindings: after unregister() they are fs's own again.
+    const restored = [fs.readFileSync, fs.readFile, fs.promises.readFile, readFileSync, readFile, promisesReadFile].every((f) => !isOurs(f)) && readFileSync === fs.readFileSync
     process.stdout.write(JSON.stringify({ ok, patched, before, after: isRegistered(), restored, nativeReads: counts.readPath }))`, 'esm-app.mjs')
   assert.deepEqual({ ...out, nativeReads: out.nativeReads > 0 }, { ok: true, patched: true, before: true, after: false, restored: true, nativeReads: true })
 })

@@ -20,7 +20,7 @@ const { nativeArgument, hasNul } = require('./paths')
  * Synchronous, as fs.readFile(fd) drops read errors for a caller's fd.
  */
 function readFdAsPromise(fd, options) {
-  return new Promise((resolve) => resolve(answers.readFileSync(fd, options)))
+  return new Promise((resolve) => resolve(answers.direct.readFileSync(fd, options)))
 }
 
 /**
@@ -157,45 +157,53 @@ async function readFileUtf8Async(path, options) {
   return readAsync(path, flags, signal, true, () =>
     typeof path === 'number'
       ? readFdAsPromise(path, asUtf8Options(options))
-      : answers.promisesReadFile(path, asUtf8Options(options)),
+      : answers.direct.promisesReadFile(path, asUtf8Options(options)),
   )
 }
 
 /**
  * `fs.promises.readFile` with exactly its signature: UTF-8 requests are read
- * natively, every other call is passed to `fs.promises.readFile` unchanged.
+ * natively, every other call is passed to `fs.promises.readFile` unchanged —
+ * as `answer` (lib/answers.js) says which: the exported drop-in, or the hook.
  */
-async function promisesReadFile(path, options) {
-  const delegate = () => answers.promisesReadFile(path, options)
-  if (!isUtf8(requestedEncoding(options))) return delegate()
-  const { flags, signal } = utf8Request(options)
-  return readAsync(path, flags, signal, false, delegate)
+function promisesReadFileAnsweredBy(answer) {
+  return async function readFile(path, options) {
+    const delegate = () => answer.promisesReadFile(path, options)
+    if (!isUtf8(requestedEncoding(options))) return delegate()
+    const { flags, signal } = utf8Request(options)
+    return readAsync(path, flags, signal, false, delegate)
+  }
 }
 
 /**
  * `fs.readFile` with exactly its signature: UTF-8 requests for paths are read
- * natively, every other call (fds included) is passed to `fs.readFile` unchanged.
- * The callback runs on a later tick, as fs's does, outside any promise.
+ * natively, every other call (fds included) is passed to `fs.readFile`
+ * unchanged (which one: see `promisesReadFileAnsweredBy`). The callback runs
+ * on a later tick, as fs's does, outside any promise.
  */
-function readFile(path, options, callback) {
-  if (typeof callback !== 'function' || !isUtf8(requestedEncoding(options))) {
-    return Reflect.apply(answers.readFile, fs, arguments)
+function readFileAnsweredBy(answer) {
+  return function readFile(path, options, callback) {
+    if (typeof callback !== 'function' || !isUtf8(requestedEncoding(options))) {
+      return Reflect.apply(answer.readFile, fs, arguments)
+    }
+    const { flags, signal } = utf8Request(options)
+    // An aborted signal: fs calls back with its AbortError itself.
+    const reading = signal?.aborted ? DELEGATE : startRead(path, flags, signal, false)
+    if (reading === DELEGATE) return Reflect.apply(answer.readFile, fs, arguments)
+    reading.then(
+      (result) =>
+        result === DELEGATE ? answer.readFile(path, options, callback) : process.nextTick(callback, null, result),
+      (err) => process.nextTick(callback, err),
+    )
   }
-  const { flags, signal } = utf8Request(options)
-  // An aborted signal: fs calls back with its AbortError itself.
-  const reading = signal?.aborted ? DELEGATE : startRead(path, flags, signal, false)
-  if (reading === DELEGATE) return Reflect.apply(answers.readFile, fs, arguments)
-  reading.then(
-    (result) =>
-      result === DELEGATE ? answers.readFile(path, options, callback) : process.nextTick(callback, null, result),
-    (err) => process.nextTick(callback, err),
-  )
 }
 
-// While fs holds these drop-ins (assigned by a caller), the functions fs had
-// when this package loaded answer for them; readfile-utf8/register names the
-// ones it replaced.
-answers.answersFor(readFile, fs.readFile)
-answers.answersFor(promisesReadFile, fs.promises.readFile)
+const readFile = answers.ourFunction('readFile', readFileAnsweredBy(answers.direct))
+const promisesReadFile = answers.ourFunction('promisesReadFile', promisesReadFileAnsweredBy(answers.direct))
+/** What readfile-utf8/register installs as fs.readFile and fs.promises.readFile. */
+const hooks = {
+  readFile: answers.ourFunction('readFile', readFileAnsweredBy(answers.hooked)),
+  promisesReadFile: answers.ourFunction('promisesReadFile', promisesReadFileAnsweredBy(answers.hooked)),
+}
 
-module.exports = { readFileUtf8Async, readFile, promisesReadFile, abortError }
+module.exports = { readFileUtf8Async, readFile, promisesReadFile, hooks, abortError }

@@ -182,7 +182,7 @@ function readFilesUtf8(paths, options) {
   checkPaths(paths)
   const o = batchOptions(options, false)
   const perFile = { encoding: 'utf8', flag: o.flag }
-  const readHere = (path) => (single) => (single ? readFileUtf8(path, perFile) : answers.readFileSync(path, perFile))
+  const readHere = (path) => (single) => (single ? readFileUtf8(path, perFile) : answers.direct.readFileSync(path, perFile))
   if (paths.length === 0 || o.flags === DELEGATE || !hasNative) {
     // One by one, as a loop: every entry to the single-file function.
     const out = new Array(paths.length)
@@ -263,7 +263,7 @@ async function readFilesUtf8Async(paths, options) {
   for (let i = 0; i < out.length; i++) {
     if (typeof out[i] === 'string') continue
     const read = (single) =>
-      single || !batched ? readFileUtf8Async(paths[i], perFile) : answers.promisesReadFile(paths[i], perFile)
+      single || !batched ? readFileUtf8Async(paths[i], perFile) : answers.direct.promisesReadFile(paths[i], perFile)
     answering.push([i, (async () => answerEntry(args, i, out[i], read))().catch((err) => err)])
   }
   for (const [i, answer] of answering) {

@@ -40,34 +40,37 @@ function readFileUtf8(path, options) {
   const flags = readerFlags(options)
   const result = flags === DELEGATE ? DELEGATE : readNative(path, flags)
   if (result === TOO_LARGE) throw stringTooLong()
-  return result === DELEGATE ? answers.readFileSync(path, asUtf8Options(options)) : result
+  return result === DELEGATE ? answers.direct.readFileSync(path, asUtf8Options(options)) : result
 }
 
 /**
  * `fs.readFileSync` with exactly fs's signature: UTF-8 requests take the native
- * path, every other call is passed to fs's `readFileSync` unchanged.
+ * path, every other call is passed to fs's `readFileSync` unchanged — as
+ * `answer` (lib/answers.js) says which: the exported drop-in, or the hook.
  */
-function readFileSync(path, options) {
-  const encoding = requestedEncoding(options)
-  if (!isUtf8(encoding)) return answers.readFileSync(path, options)
-  const { flags } = utf8Request(options)
-  // A file too large for any string: Node's UTF-8 path (the exact spellings
-  // 'utf8' and 'utf-8') reads it and throws ERR_STRING_TOO_LONG, which we
-  // throw without reading it; other spellings take fs's Buffer path, which
-  // refuses a regular file over 2 GiB by its size (ERR_FS_FILE_TOO_LARGE).
-  const exact = encoding === 'utf8' || encoding === 'utf-8'
-  let result
-  try {
-    result = flags === DELEGATE ? DELEGATE : readNative(path, flags)
-  } catch (err) {
-    // A caller's fd is read to its end whatever its size (its offset may
-    // leave less than kMaxLength): fs's Buffer path refuses it up front.
-    if (exact || err.code !== 'ERR_STRING_TOO_LONG' || !overIoMaxLength(path)) throw err
-    result = DELEGATE
+function readFileSyncAnsweredBy(answer) {
+  return function readFileSync(path, options) {
+    const encoding = requestedEncoding(options)
+    if (!isUtf8(encoding)) return answer.readFileSync(path, options)
+    const { flags } = utf8Request(options)
+    // A file too large for any string: Node's UTF-8 path (the exact spellings
+    // 'utf8' and 'utf-8') reads it and throws ERR_STRING_TOO_LONG, which we
+    // throw without reading it; other spellings take fs's Buffer path, which
+    // refuses a regular file over 2 GiB by its size (ERR_FS_FILE_TOO_LARGE).
+    const exact = encoding === 'utf8' || encoding === 'utf-8'
+    let result
+    try {
+      result = flags === DELEGATE ? DELEGATE : readNative(path, flags)
+    } catch (err) {
+      // A caller's fd is read to its end whatever its size (its offset may
+      // leave less than kMaxLength): fs's Buffer path refuses it up front.
+      if (exact || err.code !== 'ERR_STRING_TOO_LONG' || !overIoMaxLength(path)) throw err
+      result = DELEGATE
+    }
+    if (typeof result === 'string') return result
+    if (result === TOO_LARGE && exact) throw stringTooLong()
+    return answer.readFileSync(path, options)
   }
-  if (typeof result === 'string') return result
-  if (result === TOO_LARGE && exact) throw stringTooLong()
-  return answers.readFileSync(path, options)
 }
 
 /** kIoMaxLength: fs reads no file larger than this into a Buffer. */
@@ -83,9 +86,8 @@ function overIoMaxLength(path) {
   }
 }
 
-// While fs.readFileSync is this drop-in (assigned by a caller), the function
-// fs had when this package loaded answers for it; readfile-utf8/register
-// names the one it replaced.
-answers.answersFor(readFileSync, fs.readFileSync)
+const readFileSync = answers.ourFunction('readFileSync', readFileSyncAnsweredBy(answers.direct))
+/** What readfile-utf8/register installs as fs.readFileSync. */
+const readFileSyncHook = answers.ourFunction('readFileSync', readFileSyncAnsweredBy(answers.hooked))
 
-module.exports = { readFileUtf8, readFileSync }
+module.exports = { readFileUtf8, readFileSync, readFileSyncHook }
