@@ -130,6 +130,28 @@ test('the ESM entry exports the same functions', () => {
   assert.equal(r.stdout.trim(), 'esm ok')
 })
 
+test('the ESM entry has a named export for every CommonJS export, and the same values', () => {
+  const home = scratch('esm-names-home')
+  fs.mkdirSync(path.join(home, 'node_modules'), { recursive: true })
+  fs.symlinkSync(path.join(__dirname, '..'), path.join(home, 'node_modules', 'readfile-utf8'))
+  for (const [entry, file] of [['readfile-utf8', 'index'], ['readfile-utf8/register', 'register']]) {
+    fs.writeFileSync(
+      path.join(home, 'names.mjs'),
+      `import * as esm from '${entry}'
+      import { createRequire } from 'node:module'
+      const cjs = createRequire(import.meta.url)('${entry}')
+      const names = (o) => Object.keys(o).filter((k) => k !== 'default').sort()
+      const same = names(esm).every((k) => esm[k] === cjs[k]) && esm.default === cjs
+      console.log(JSON.stringify({ esm: names(esm), cjs: names(cjs), same }))`,
+    )
+    const r = spawnSync(process.execPath, [path.join(home, 'names.mjs')], { encoding: 'utf8', cwd: home })
+    assert.equal(r.status, 0, r.stderr)
+    const { esm, cjs, same } = JSON.parse(r.stdout)
+    assert.deepEqual(esm, cjs, `${file}.mjs exports what ${file}.js exports`)
+    assert.ok(cjs.length >= 3 && same, entry)
+  }
+})
+
 test('index.d.ts type-checks real usage (and rejects misuse)', () => {
   const tsc = require.resolve('typescript/bin/tsc')
   const dir = scratch('types')

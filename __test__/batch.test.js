@@ -363,6 +363,18 @@ test('the flag option: as fs, including flags that create files and flags fs rej
   assert.deepEqual(readFilesUtf8([files[2]], { flag: 'r+' }), [fsSync(files[2])])
 })
 
+test('any list that passes Array.isArray is read: a Proxy over an array, sync and async', async () => {
+  const { files } = generatedTree()
+  const list = files.slice(0, 50)
+  const expected = list.map((f) => fsSync(f))
+  const proxy = new Proxy(list.slice(), {})
+  assert.ok(Array.isArray(proxy))
+  assert.deepEqual(readFilesUtf8(proxy), expected)
+  assert.deepEqual(await readFilesUtf8Async(new Proxy(list.slice(), {})), expected)
+  const mixed = new Proxy([list[0], pathToFileURL(list[1]), Buffer.from(list[2])], {})
+  assert.deepEqual(readFilesUtf8(mixed), expected.slice(0, 3))
+})
+
 test('argument validation: the errors Node validators throw, as documented', () => {
   const check = (fn, code, name, message) => {
     assert.throws(fn, (err) => {

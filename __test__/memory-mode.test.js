@@ -62,6 +62,20 @@ test('READFILE_UTF8_MEMORY_MODE sets the mode when the package loads; any other 
   assert.match(bad.stderr, /READFILE_UTF8_MEMORY_MODE must be 'fast' or 'lean', not 'small'/)
 })
 
+test('READFILE_UTF8_MEMORY_MODE applies when the main thread loads the package: a Worker loading it later leaves the mode the main thread set', () => {
+  const script = `const api = require(${JSON.stringify(path.join(__dirname, '..'))})
+    const { Worker } = require('node:worker_threads')
+    const fromEnv = api.setMemoryMode('lean')
+    const worker = new Worker('require(' + ${JSON.stringify(JSON.stringify(path.join(__dirname, '..')))} + '); require("node:worker_threads").parentPort.postMessage("loaded")', { eval: true })
+    worker.once('message', async () => {
+      await worker.terminate()
+      process.stdout.write(fromEnv + ' ' + api.setMemoryMode('lean'))
+    })`
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, READFILE_UTF8_MEMORY_MODE: 'fast' } })
+  assert.equal(r.status, 0, r.stderr)
+  assert.equal(r.stdout, 'fast lean')
+})
+
 /** Files whose strings are just below and at each size where our making or fs's changes. */
 function thresholdFiles() {
   const files = []
