@@ -67,17 +67,31 @@ old_node="$(bash scripts/get-node.sh "$OLD_NODE")"
 echo "pnpm $PNPM_VERSION, yarn $YARN_VERSION, esbuild $ESBUILD_VERSION, bun $("$bun" --version), node $OLDEST_NODE and $OLD_NODE"
 
 # A PATH with node and npm only: no cargo, rustc, cc, c++ or compilers at all.
+# Each node binary gets a folder of its own holding just a link to it.
 bare="$work/bin"
 mkdir -p "$bare"
 ln -s "$(command -v npm)" "$bare/npm"
-for tool in cargo rustc cc c++ gcc g++ clang make zig; do
-  if PATH="$bare" command -v "$tool" >/dev/null; then echo "install-check: $tool is on the bare PATH" >&2; exit 1; fi
+node_path() { # node binary -> the PATH to run it with
+  local dir
+  dir="$work/node-$(printf '%s' "$1" | cksum | cut -d' ' -f1)"
+  [ -e "$dir/node" ] || { mkdir -p "$dir" && ln -s "$1" "$dir/node"; }
+  echo "$dir:$bare"
+}
+for node in "${nodes[@]}"; do
+  for tool in cargo rustc cc c++ gcc g++ clang make zig; do
+    if PATH="$(node_path "$node")" command -v "$tool" >/dev/null; then echo "install-check: $tool is on the bare PATH" >&2; exit 1; fi
+  done
 done
-# Runs a command in a project with the given node first on the bare PATH.
+# Runs a command in a project with the given node first on the bare PATH;
+# `with_env NAME=value… command` sets variables there (there is no env(1)).
 in_project() {
   local project="$1" node="$2"
   shift 2
-  (cd "$project" && PATH="$(dirname "$node"):$bare" npm_config_cache="$work/npm-cache" "$@")
+  (cd "$project" && export PATH="$(node_path "$node")" npm_config_cache="$work/npm-cache" && "$@")
+}
+with_env() {
+  while [[ "$1" == *=* ]]; do export "${1?}"; shift; done
+  "$@"
 }
 
 # ------------------------------------------------------------------ results
@@ -173,7 +187,7 @@ one_warning() {
 }
 expect "npm --omit=optional" "one warning: not installed" one_warning
 require_native_throws() {
-  in_project "$omit_project" "$node_main" env READFILE_UTF8_REQUIRE_NATIVE=1 node -e "
+  in_project "$omit_project" "$node_main" with_env READFILE_UTF8_REQUIRE_NATIVE=1 node -e "
     try { require('readfile-utf8') } catch (e) { console.log(e.code, e.message); process.exit(e.code === 'READFILE_UTF8_NO_NATIVE' && !/falls? back/.test(e.message) ? 0 : 1) }
     process.exit(1)"
 }
@@ -214,7 +228,7 @@ pnpEnableEsmLoader: true
 YAML
   echo "$project"
 }
-yarn() { in_project "$1" "$node_main" env YARN_ENABLE_PROGRESS_BARS=0 node "$yarn_js" "${@:2}"; }
+yarn() { in_project "$1" "$node_main" with_env YARN_ENABLE_PROGRESS_BARS=0 node "$yarn_js" "${@:2}"; }
 pnp_project="$(yarn_project yarn-pnp pnp)"
 expect "Yarn PnP" "install" yarn "$pnp_project" install
 # `yarn node` runs node with PnP's require hook and ESM loader (NODE_OPTIONS).
@@ -245,7 +259,7 @@ expect "Bun install" "platform package installed" has_binary "$bun_project/node_
 smoke "Bun install" "$bun_project" "$node_main" simdutf "${ALL_CHECKS[@]}"
 bun_runtime() {
   cp scripts/install-smoke.js "$bun_project/smoke.js"
-  (cd "$bun_project" && "$bun" smoke.js simdutf require import)
+  in_project "$bun_project" "$node_main" "$bun" smoke.js simdutf require import
 }
 expect "Bun runtime" "require + import" bun_runtime
 
@@ -260,7 +274,7 @@ expect "esbuild bundle" "build" in_project "$npm_project" "$node_main" "$esbuild
 bundle_run() { # engine, env…
   local engine="$1"
   shift
-  (cd "$elsewhere" && env "$@" PATH="$(dirname "$node_main"):$bare" node "$bundle_dir/smoke.js" "$engine" require import)
+  in_project "$elsewhere" "$node_main" with_env "$@" node "$bundle_dir/smoke.js" "$engine" require import
 }
 bundle_unresolvable() {
   local out
