@@ -110,7 +110,8 @@ smoke() { # scenario, project, node, engine, checks…
   echo "$scenario:"
   in_project "$project" "$node" node smoke.js "$engine" "$@" >"$log" 2>"$log.err" || true
   sed 's/^/  /' "$log"
-  [ ! -s "$log.err" ] || grep -v '^(Use `node --trace-warnings' "$log.err" | sed 's/^/  stderr: /' | head -30
+  # (One sed reads all, so nothing in a pipe dies of SIGPIPE under pipefail.)
+  [ ! -s "$log.err" ] || grep -v '^(Use `node --trace-warnings' "$log.err" | sed -n '1,30s/^/  stderr: /p'
   for check in "$@"; do
     if grep -qx "ok $check" "$log"; then record "$scenario" "$check" pass; else record "$scenario" "$check" FAIL; fi
   done
@@ -123,7 +124,7 @@ expect() { # scenario, check, command…
     record "$scenario" "$check" pass
   else
     record "$scenario" "$check" FAIL
-    echo "$scenario / $check failed:" && sed 's/^/  /' "$work/expect.log" | head -40
+    echo "$scenario / $check failed:" && sed -n '1,40s/^/  /p' "$work/expect.log"
   fi
 }
 
@@ -170,8 +171,10 @@ done
 smoke "npm, Node $OLDEST_NODE (oldest supported)" "$npm_project" "$oldest_node" simdutf "${ALL_CHECKS[@]}"
 smoke "npm, Node $OLD_NODE (falls back)" "$npm_project" "$old_node" fs "${ALL_CHECKS[@]}"
 old_warning() {
-  in_project "$npm_project" "$old_node" node -e "require('readfile-utf8')" 2>&1 | tee /dev/stderr |
-    grep -q "Node $OLD_NODE is older than 20.12"
+  local out
+  out="$(in_project "$npm_project" "$old_node" node -e "require('readfile-utf8')" 2>&1)"
+  echo "$out"
+  grep -q "Node $OLD_NODE is older than 20.12" <<<"$out"
 }
 expect "npm, Node $OLD_NODE (falls back)" "warning names the version" old_warning
 
@@ -239,7 +242,7 @@ yarn_smoke() { # scenario, project, checks…
   echo "$scenario:"
   yarn "$project" node smoke.js simdutf "$@" >"$log" 2>"$log.err" || true
   sed 's/^/  /' "$log"
-  [ ! -s "$log.err" ] || sed 's/^/  stderr: /' "$log.err" | head -30
+  [ ! -s "$log.err" ] || sed -n '1,30s/^/  stderr: /p' "$log.err"
   for check in "$@"; do
     if grep -qx "ok $check" "$log"; then record "$scenario" "$check" pass; else record "$scenario" "$check" FAIL; fi
   done
