@@ -14,10 +14,10 @@ const { readFilesUtf8, readFilesUtf8Async } = require('./lib/batch')
 const MEMORY_MODES = ['fast', 'lean']
 
 /**
- * Sets how the whole process's sync calls make strings: 'lean' (the default:
- * external only where fs's own are, so loops of reads peak as fs's) or 'fast'
- * (large ones external, which saves a copy but holds dead strings until a
- * full GC).
+ * Sets how the whole process's sync calls make strings: 'fast' (the default:
+ * large ones are external strings over our buffers, which saves a copy; the
+ * dead ones a loop leaves are bounded) or 'lean' (external only where fs's
+ * own are, so that loops of reads peak as fs's do, at the cost of speed).
  * @param {'lean' | 'fast'} mode
  * @returns {'lean' | 'fast'} the mode it replaces
  */

@@ -48,7 +48,7 @@ test("a kMaxLength-byte file: fs's ERR_STRING_TOO_LONG, at most one copy of the 
   for (const rss of r.afterGcMiB) assert.ok(rss < r.baselineMiB + 48, `RSS after GC ${rss} MiB`)
 })
 
-test("memory given back: after the same work and 1 s idle, RSS within 32 MiB of fs's (sync, async, decodeUtf8); async peak at concurrency 64 at most fs.promises'; sync and decode peaks (the lean default) at most 1.25x fs's", () => {
+test("memory given back: after the same work and 1 s idle, RSS within 32 MiB of fs's (sync, async, decodeUtf8); async peak at concurrency 64 at most fs.promises'; sync and decode peaks within the default's bound over fs's, the lean mode's at most 1.25x", () => {
   // The async peak is compared where the issue sets it, 64 reads in flight: with
   // a few reads at low concurrency both peaks are within noise of each other.
   // soak.js judges the peaks (sync and decode against COPIED_PEAK_RATIO) and

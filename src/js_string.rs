@@ -99,9 +99,10 @@ fn call_meter(env: sys::napi_env, meter: sys::napi_ref) -> Option<usize> {
 }
 
 /// Whether the process is in the lean memory mode (see `ExternalFrom::lean_units`):
-/// one setting for every JS thread, as memory is the process's. Lean by
-/// default: a caller's loop of reads must not peak above fs's unless asked.
-static LEAN: AtomicBool = AtomicBool::new(true);
+/// one setting for every JS thread, as memory is the process's. Off by
+/// default: callers come for speed, and the fast mode's memory is bounded
+/// (`external_memory::copies_instead`); the lean mode is theirs to ask for.
+static LEAN: AtomicBool = AtomicBool::new(false);
 
 /// Sets the memory mode (lean or not); returns whether it was lean.
 pub(crate) fn set_lean(lean: bool) -> bool {

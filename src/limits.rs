@@ -162,14 +162,12 @@ pub(crate) const EXTERNAL_FROM_26: ExternalFrom = ExternalFrom {
   read_freed_from: 8 << 20,
 };
 
-/// After this many bytes of external strings, and as many strings, made with
-/// none collected, V8's GC is taken as stalled
-/// (`external_memory::copies_instead`): past V8's 64 MiB step for external
-/// memory, and past the few strings in flight in a loop of huge reads, which
-/// a copy would only add to.
-pub(crate) const STALLED_AFTER: u64 = 192 << 20;
-/// See `STALLED_AFTER`.
-pub(crate) const STALLED_AFTER_STRINGS: u64 = 16;
+/// After this many bytes of external strings made with none collected, a
+/// sync call's strings are copied until V8 collects one
+/// (`external_memory::copies_instead`): V8's own step, from which external
+/// memory starts its marking. It bounds the dead strings a loop of sync
+/// reads holds beyond fs's, whatever their size.
+pub(crate) const STALLED_AFTER: u64 = 64 << 20;
 
 /// The JS layer tells the addon the heap's size once per this many calls
 /// (lib/heap.js): asking V8 costs about a small file's read, and a heap grows
