@@ -57,33 +57,6 @@ pub(crate) const CHUNKED_READ_MIN_BYTES: usize = 1 << 20;
 #[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
 pub(crate) const READ_CHUNK_BYTES: usize = 256 * 1024;
 
-// ── two threads ───────────────────────────────────────────────────────────
-
-/// How long a caller that finished its half first spins before it sleeps (the
-/// halves are equal, so the other usually ends within microseconds), and how
-/// long the helper thread spins for a next task before it sleeps: long enough
-/// to outlast making one string and starting the next read of a loop, since a
-/// helper woken from sleep while V8's threads hold the other core often starts
-/// its half too late to help; short enough that its core is soon given back.
-pub(crate) const HELPER_SPIN_FOR: Duration = Duration::from_micros(300);
-/// ...but the helper spins that long only while its last two tasks each came
-/// within that time of the one before (a loop of reads); otherwise only this
-/// long, enough for the next half of the same call. On a VM whose two vCPUs
-/// may share one core, a helper spinning between calls with idle gaps between
-/// them takes that core from the caller.
-pub(crate) const HELPER_SPIN_BRIEFLY: Duration = Duration::from_micros(50);
-
-/// A file that could be read in halves is, if the helper is asleep, only
-/// when this thread's last large sync read ended within this time (a loop of
-/// reads): after an idle gap even a little longer, waking the helper cost
-/// more than the split saved...
-#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
-pub(crate) const SPLIT_LOOP_GAP: Duration = Duration::from_micros(100);
-/// ...or from the size whose conversion is split anyway (and wakes it then):
-/// a read split too gives the helper its half while still in its cache.
-#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
-pub(crate) const WAKE_HELPER_FROM_BYTES: usize = PARALLEL_MIN_BYTES;
-
 // ── transcode ─────────────────────────────────────────────────────────────
 
 /// Inputs not read in halves (decodeUtf8's buffers) are converted on two

@@ -5,10 +5,10 @@
 use napi::sys;
 
 use crate::js_string::{self, Maker, Outcome, Reply, STRING_TOO_LONG, TOO_LARGE};
-use crate::limits::{MAX_STRING_LENGTH, SPLIT_READ_MIN_BYTES, V8_DECODES_INVALID_FROM};
+use crate::limits::{MAX_STRING_LENGTH, V8_DECODES_INVALID_FROM};
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::{self, Decoded, Text};
-use crate::{buffers, classify, two_threads};
+use crate::{buffers, classify};
 
 /// Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or
 /// more, whatever it decodes to, and so do we.
@@ -43,7 +43,6 @@ pub(crate) fn read_to_string(
 ) -> Reply {
   let mut buf = Vec::new();
   let result = read(&mut buf);
-  let large = buf.len() >= SPLIT_READ_MIN_BYTES;
   let reply = match result {
     Err(ReadError::TooLarge) => Reply::Outcome(Outcome::Failure(TOO_LARGE)),
     Err(e) => Reply::Outcome(e.into()),
@@ -56,10 +55,6 @@ pub(crate) fn read_to_string(
     },
   };
   buffers::give(buf);
-  // Its end, for the next large read to tell whether it follows in a loop.
-  if large {
-    two_threads::note_splittable_end();
-  }
   reply
 }
 

@@ -3,8 +3,7 @@
 //! byte so that a file which grew since fstat is noticed), close. Large files
 //! we opened ourselves are read as two halves by two threads at once (from
 //! `SPLIT_READ_MIN_BYTES`, later for those whose first page converts more
-//! cheaply; see `split_read_min` and `read_halves`), while the helper thread
-//! is awake or in a loop of reads (`two_threads::worth_splitting`). Files
+//! cheaply; see `split_read_min` and `read_halves`). Files
 //! that report size 0 or are not regular (procfs, FIFOs, character devices,
 //! terminals) are read in a growing loop until read returns 0. EINTR is
 //! retried everywhere.
@@ -25,7 +24,7 @@ use crate::limits::{
   CHUNKED_READ_MIN_BYTES, HEAD_PROBE_BYTES, READ_CHUNK_BYTES, SPLIT_ASCII_READ_MIN_BYTES,
   SPLIT_ONE_BYTE_READ_MIN_BYTES, SPLIT_READ_MIN_BYTES, UNKNOWN_SIZE_CHUNK,
 };
-use crate::two_threads::{self, both, page_aligned_middle};
+use crate::two_threads::{both, page_aligned_middle};
 
 pub const NAME: &str = "syscalls";
 
@@ -107,7 +106,7 @@ fn read_known_kind(
   empty_with_room(buf, room_for(known));
   // The ASCII prefix of what `buf` holds before the plain read (a probed head).
   let mut head_ascii = 0;
-  if known.is_some() && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed && two_threads::worth_splitting(size) {
+  if known.is_some() && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed {
     let head = if size < SPLIT_ASCII_READ_MIN_BYTES {
       Some(probe_head(fd, buf)?)
     } else {
@@ -401,8 +400,6 @@ mod tests {
       let bytes = write_letters(&p, size, odd_at, odd);
       // Exactly the room a read asks for: a larger pooled buffer would chunk reads.
       let mut buf = Vec::with_capacity(size + 1);
-      // As in a loop of reads, where a sleeping helper is woken for a split.
-      two_threads::note_splittable_end();
       let got = with_terminated(p.as_os_str().as_bytes(), |p| {
         read_path_into(p, libc::O_RDONLY, &mut buf)
       })
