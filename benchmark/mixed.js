@@ -16,6 +16,11 @@
 //
 //   node benchmark/mixed.js [--quick] [--views passes,history] [--reads n] [--passes n]
 //        [--rounds n] [--loop-ms ms] [--seed n] [--bun path | --no-bun] [--content a,b]
+//        [--builds A.node,B.node]
+//
+// --builds: the passes of ours with each of these addon binaries (loaded
+// through READFILE_UTF8_NATIVE_LIBRARY_PATH) instead of the other readers,
+// in turns in fresh processes: an A/B of two builds on the whole sequence.
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -35,7 +40,9 @@ const opts = suiteOptions('mixed.js', {
   seed: { type: 'string' },
   bun: { type: 'string' },
   'no-bun': { type: 'boolean', default: false },
+  builds: { type: 'string' },
 })
+const builds = parseList(opts.values.builds).map((file) => path.resolve(file))
 const views = parseList(opts.values.views ?? 'passes,history')
 const reads = Math.round(opts.number('reads', 1000, 400))
 const passCount = Math.round(opts.number('passes', 5, 3))
@@ -114,17 +121,19 @@ const CHILD = path.join(__dirname, 'mixed-child.js')
 
 function passesView(out) {
   const list = jsonFile('sequence.json', sequence(prng(seed)))
-  const bun = findBun()
+  const bun = builds.length ? null : findBun()
   const bunVersion = bun && execFileSync(bun, ['--version'], { encoding: 'utf8' }).trim()
-  const readers = ['fs', 'toString', 'ours', 'lean', ...(bun ? ['Bun'] : [])]
+  const readers = builds.length ? ['fs', ...builds.map((_, i) => `build ${i + 1}`)] : ['fs', 'toString', 'ours', 'lean', ...(bun ? ['Bun'] : [])]
   const runtime = (name) => (name === 'Bun' ? bun : process.execPath)
-  const argv = (name) => [CHILD, 'passes', name === 'Bun' ? 'fs' : name, list, '--passes', String(passCount)]
+  const childReader = (name) => (name === 'Bun' ? 'fs' : name.startsWith('build') ? 'ours' : name)
+  const argv = (name) => [CHILD, 'passes', childReader(name), list, '--passes', String(passCount)]
+  const env = (name) =>
+    name.startsWith('build ') ? { ...process.env, READFILE_UTF8_NATIVE_LIBRARY_PATH: builds[Number(name.slice(6)) - 1] } : process.env
   process.stderr.write(`mixed: passes, ${readers.join(', ')} × ${rounds} round(s)\n`)
-  // --expose-gc for Node; Bun has Bun.gc and takes no such flag.
   const runs = {}
   for (const name of readers) runs[name] = []
   for (let r = 0; r < rounds; r++) {
-    const got = inChildren(readers, 1, argv, [], runtime)
+    const got = inChildren(readers, 1, argv, [], runtime, env)
     for (const name of readers) runs[name].push(...got[name])
   }
   const stats = Object.fromEntries(
@@ -143,6 +152,7 @@ function passesView(out) {
     }),
   )
   const label = { fs: "fs.readFileSync(p, 'utf8')", toString: 'fs.readFileSync(p).toString()', ours: 'ours (default)', lean: "ours, setMemoryMode('lean')", Bun: `Bun ${bunVersion} readFileSync` }
+  builds.forEach((file, i) => (label[`build ${i + 1}`] = `ours, ${path.basename(file)}`))
   const rows = readers.map((name) => {
     const s = stats[name]
     return [
@@ -173,6 +183,11 @@ function passesView(out) {
     ),
     '',
   )
+  if (builds.length) {
+    const [a, b] = [stats['build 1'], stats['build 2']]
+    if (b) out.push(`Build 2 over build 1: ${fmtRatio(b.median / a.median)} of its median pass, ${fmtRatio(b.mean / a.mean)} of its mean.`, '')
+    return
+  }
   const ours = stats.ours
   const vs = (name) => (stats[name] ? `${fmtRatio(stats[name].median / ours.median)} ${name} (median), ${fmtRatio(stats[name].mean / ours.mean)} (mean)` : null)
   out.push(
