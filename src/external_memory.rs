@@ -18,7 +18,7 @@
 //! GC, whose marking it starts once external memory grew by its step, and
 //! Node 20's V8 can leave that marking unfinished for as long as a loop never
 //! yields to the event loop, while our reports only step it. Once
-//! `STALLED_AFTER` bytes of strings were made with none collected, a sync
+//! `EXTERNAL_MEMORY_STEP` bytes of strings were made with none collected, a sync
 //! call's strings are copied (`copies_instead`): V8's own allocations end that
 //! marking, as they do in fs's loops, and the dead strings a loop holds stay
 //! bounded.
@@ -29,7 +29,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use napi::sys;
 
-use crate::limits::STALLED_AFTER;
+use crate::v8::EXTERNAL_MEMORY_STEP;
 
 /// The window of bytes reported on their own, when the string was made.
 const REPORTED_ALONE: u64 = 0;
@@ -114,7 +114,7 @@ pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
 }
 
 /// Whether a string of `bytes` bytes that would be external is copied
-/// instead, because V8 collected none of `STALLED_AFTER` bytes of them (see
+/// instead, because V8 collected none of `EXTERNAL_MEMORY_STEP` bytes of them (see
 /// the module's documentation).
 /// Only a sync call (`sync`) or a sync batch on `env` copies: async results
 /// are made between turns of the event loop, where V8 ends its marking. The
@@ -123,11 +123,11 @@ pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
 /// part of their speed.
 pub(crate) fn copies_instead(env: sys::napi_env, bytes: usize, sync: bool) -> bool {
   let since = SINCE_COLLECTED.load(Ordering::Relaxed);
-  let stalled = since >= STALLED_AFTER;
+  let stalled = since >= EXTERNAL_MEMORY_STEP;
   if !stalled || !(sync || windows().owed.iter().any(|o| o.is_open_on(env))) {
     return false;
   }
-  if since >= 2 * STALLED_AFTER {
+  if since >= 2 * EXTERNAL_MEMORY_STEP {
     restart_since_collected();
   } else {
     SINCE_COLLECTED.fetch_add(bytes as u64, Ordering::Relaxed);

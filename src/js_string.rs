@@ -19,11 +19,10 @@ use napi::sys;
 
 use crate::buffers::{self, Reusable};
 use crate::external_memory;
-use crate::limits::{
-  ExternalFrom, BORROWED_ASCII_COPY_BELOW, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26, MAX_STRING_LENGTH,
-};
+use crate::limits::{ExternalFrom, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26};
 use crate::read::ReadError;
 use crate::transcode::Text;
+use crate::v8::MAX_STRING_LENGTH;
 
 /// The thresholds for this Node (see `limits`): chosen once, by major version.
 fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
@@ -119,15 +118,6 @@ pub(crate) fn lean_copies(env: sys::napi_env, bytes: usize) -> bool {
   is_lean() && bytes < external_from(env).lean_units
 }
 
-/// Whose string data it is.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Held {
-  /// A buffer of ours, which can become an external string's data as it is.
-  Ours,
-  /// The caller's bytes (decodeUtf8's input): external means copied first.
-  Callers,
-}
-
 /// Who makes a string of code units that were converted (not ASCII as read).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Maker {
@@ -140,19 +130,18 @@ pub(crate) enum Maker {
 }
 
 /// The one copy-or-external decision: whether `bytes` bytes of string data of
-/// `unit_bytes`-wide code units, held as `held`, that `maker` makes become an
-/// external string (never in a large heap, see `ExternalFrom::heap_below`,
-/// nor while V8 collects none, see `external_memory::copies_instead`).
-/// In the lean mode a sync call's are external only where fs's would be: the
-/// peaks of loops of sync calls are what it is for, while async reads and
-/// batches peak lower with external strings than fs's copies do.
-fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held, maker: Maker) -> bool {
+/// `unit_bytes`-wide code units that `maker` makes become an external string
+/// (never in a large heap, see `ExternalFrom::heap_below`, nor while V8
+/// collects none, see `external_memory::copies_instead`). In the lean mode a
+/// sync call's are external only where fs's would be: the peaks of loops of
+/// sync calls are what it is for, while async reads and batches peak lower
+/// with external strings than fs's copies do.
+fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, maker: Maker) -> bool {
   let from = external_from(env);
-  let large = match (unit_bytes, held) {
-    _ if maker == Maker::SyncCall && is_lean() => bytes / unit_bytes >= from.lean_units,
-    (1, Held::Ours) => bytes >= from.one_byte,
-    (1, Held::Callers) => bytes >= from.one_byte.max(BORROWED_ASCII_COPY_BELOW),
-    _ => bytes >= from.two_byte,
+  let large = if maker == Maker::SyncCall && is_lean() {
+    bytes / unit_bytes >= from.lean_units
+  } else {
+    bytes >= from.bytes
   };
   large && heap_bytes(env) < from.heap_below && !external_memory::copies_instead(env, bytes, maker == Maker::SyncCall)
 }
@@ -283,7 +272,7 @@ fn create<T: CodeUnit>(
   before_copy: impl FnOnce(),
 ) -> Option<sys::napi_value> {
   let unit_bytes = std::mem::size_of::<T>();
-  if maker.is_some_and(|maker| is_external(env, data.len() * unit_bytes, unit_bytes, Held::Ours, maker)) {
+  if maker.is_some_and(|maker| is_external(env, data.len() * unit_bytes, unit_bytes, maker)) {
     return external(env, data);
   }
   before_copy();
@@ -325,7 +314,7 @@ pub(crate) fn from_converted(
 /// buffer itself as an external string's data (`buf` is left empty), a small
 /// one is copied into V8's heap and `buf` stays the caller's to reuse.
 pub(crate) fn from_read_ascii(env: sys::napi_env, buf: &mut Vec<u8>) -> Reply {
-  if buf.len() <= MAX_STRING_LENGTH && is_external(env, buf.len(), 1, Held::Ours, Maker::SyncCall) {
+  if buf.len() <= MAX_STRING_LENGTH && is_external(env, buf.len(), 1, Maker::SyncCall) {
     return made(external(env, std::mem::take(buf)));
   }
   made(copy(env, buf.as_slice()))
@@ -334,7 +323,7 @@ pub(crate) fn from_read_ascii(env: sys::napi_env, buf: &mut Vec<u8>) -> Reply {
 /// The string of ASCII bytes the caller keeps (decodeUtf8's input): copied
 /// into V8's heap, or into a buffer of ours that becomes an external string.
 pub(crate) fn from_callers_ascii(env: sys::napi_env, data: &[u8]) -> Reply {
-  if data.len() <= MAX_STRING_LENGTH && is_external(env, data.len(), 1, Held::Callers, Maker::SyncCall) {
+  if data.len() <= MAX_STRING_LENGTH && is_external(env, data.len(), 1, Maker::SyncCall) {
     let mut own = buffers::take(data.len());
     own.extend_from_slice(data);
     return made(external(env, own));

@@ -8,7 +8,8 @@
 //!   → `transcode` Latin-1 or UTF-16 code units (U+FFFD replacement as Node)
 //!   → `js_string` a JS string, copied or external.
 //!
-//! Leaves the steps share: `limits` (every threshold), `buffers` (the one
+//! Leaves the steps share: `limits` (every threshold), `v8` (what V8 fixes),
+//! `buffers` (the one
 //! buffer-reuse mechanism), `two_threads` (a job split over two cores),
 //! `external_memory` (what V8's GC is told of external strings' buffers).
 
@@ -24,6 +25,7 @@ mod pipeline;
 mod read;
 mod transcode;
 mod two_threads;
+mod v8;
 
 /// This library's own large buffers are mapped and unmapped directly, so that
 /// freeing one gives its memory back (see `buffers::mapped`).

@@ -5,9 +5,10 @@
 use napi::sys;
 
 use crate::js_string::{self, Maker, Outcome, Reply, STRING_TOO_LONG, TOO_LARGE};
-use crate::limits::{MAX_STRING_LENGTH, V8_DECODES_INVALID_FROM};
+use crate::limits::V8_DECODES_INVALID_FROM;
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::{self, Decoded, Text};
+use crate::v8::MAX_STRING_LENGTH;
 use crate::{buffers, classify};
 
 /// Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or

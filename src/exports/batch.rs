@@ -35,10 +35,18 @@ use napi_derive::napi;
 use crate::external_memory;
 use crate::js_string::{self, Maker, Outcome, Reply, FS_ANSWERS, STRING_TOO_LONG};
 use crate::limits::{
-  BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_READERS_KEEP as READERS_KEEP,
-  BATCH_SCOPE_RESULTS as SCOPE_RESULTS, BATCH_SPARES_MAX as SPARES_MAX, BATCH_SPARES_PER_CLAIM as SPARES_PER_CLAIM,
-  BATCH_TAKEN_MAX_BYTES as TAKEN_MAX_BYTES, BATCH_WAKE_RUN as WAKE_RUN, BATCH_WINDOW as WINDOW, LOCAL_KEEP,
+  BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_RUN,
+  BATCH_SPARES as SPARES_MAX, BATCH_WINDOW as WINDOW, LOCAL_KEEP,
 };
+
+/// Results taken out of the ring (no longer counted in the pending bytes)
+/// whose strings the JS thread makes before it reads any further.
+const TAKEN_MAX_BYTES: usize = PENDING_MAX_BYTES / 4;
+/// Small buffers of each element type a batch's readers keep between them.
+const READERS_KEEP: usize = SPARES_MAX / 2;
+/// Spent buffers a reader takes with each file it claims: a read buffer and
+/// a conversion's output, for this file and the next.
+const SPARES_PER_CLAIM: usize = 2 * LOCAL_KEEP;
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::Text;
 use crate::{buffers, pipeline, read};
@@ -367,7 +375,7 @@ impl Batch {
   }
 
   /// Tells the JS thread that results are ready in list order. Async, a
-  /// wake-up costs the JS thread a callback: one per `WAKE_RUN` results,
+  /// wake-up costs the JS thread a callback: one per `BATCH_RUN` results,
   /// unless `now` (a reader is about to wait for room) or no file is left to
   /// start (the batch is ending).
   fn wake_js(&self, st: &mut State, now: bool) {
@@ -381,7 +389,7 @@ impl Batch {
         }
       }
       Waker::Callback(wake) => {
-        let worth_it = now || st.ready_end - st.emitted >= WAKE_RUN || st.claimed >= self.len();
+        let worth_it = now || st.ready_end - st.emitted >= BATCH_RUN || st.claimed >= self.len();
         if !st.wake_queued && worth_it {
           st.wake_queued = true;
           let delivered = wake
@@ -651,7 +659,7 @@ pub fn read_files_next(env: Env, handle: &External<BatchHandle>, out: Array) -> 
 /// their values; reads a file itself while the next result is not ready.
 /// Returns the index of the first entry that is not a string, or the length.
 fn next_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi::Result<usize> {
-  let mut taken = Vec::with_capacity(SCOPE_RESULTS);
+  let mut taken = Vec::with_capacity(BATCH_RUN);
   let mut spent = Vec::new();
   loop {
     let mut st = lock(&batch.state);
@@ -677,13 +685,13 @@ fn next_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi::R
     let mut taken_bytes = 0;
     loop {
       let before = taken.len();
-      batch.take_ready(&mut st, &mut taken, SCOPE_RESULTS - before, true);
+      batch.take_ready(&mut st, &mut taken, BATCH_RUN - before, true);
       taken_bytes += taken[before..]
         .iter()
         .map(|(_, done)| result_bytes(done))
         .sum::<usize>();
       let run_ended = taken.last().is_some_and(|(_, done)| ends_a_run(done));
-      if run_ended || st.emitted >= batch.len() || taken.len() >= SCOPE_RESULTS || taken_bytes >= TAKEN_MAX_BYTES {
+      if run_ended || st.emitted >= batch.len() || taken.len() >= BATCH_RUN || taken_bytes >= TAKEN_MAX_BYTES {
         break;
       }
       if batch.may_claim(&st) && st.claimed > st.emitted {

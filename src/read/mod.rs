@@ -23,7 +23,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use crate::buffers;
-use crate::limits::{MAX_STRING_LENGTH, STACK_PATH_BYTES, UNKNOWN_SIZE_FIRST_CHUNK};
+use crate::limits::{STACK_PATH_BYTES, UNKNOWN_SIZE_FIRST_CHUNK};
+use crate::v8::MAX_STRING_LENGTH;
 
 /// Which reader this build has: "syscalls" or "portable".
 pub(crate) const READER: &str = reader::NAME;
