@@ -26,21 +26,13 @@ pub(crate) const UNKNOWN_SIZE_CHUNK: usize = 1 << 20;
 /// converts the half still in its own cache. Below it, waking the second
 /// thread, which shares its core with V8's GC threads, costs more than the
 /// split saves, even for text that becomes UTF-16 (the costliest conversion).
+/// A file whose first page (`HEAD_PROBE_BYTES`) is ASCII is read by one
+/// thread whatever its size: ASCII needs no conversion, and its copy alone
+/// gains too little from a second core.
 pub(crate) const SPLIT_READ_MIN_BYTES: usize = 192 << 10;
-/// ...but below this size, a file whose first `HEAD_PROBE_BYTES` hold no
-/// character above U+00FF is read by one thread: Latin-1 output is a narrowing
-/// about as cheap as a copy.
-#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
-pub(crate) const SPLIT_ONE_BYTE_READ_MIN_BYTES: usize = 2 << 20;
-/// ...and below this one, a file whose first page is ASCII: ASCII needs no
-/// conversion, and there the second thread's half of the copy saves less
-/// than waking it costs.
-#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
-pub(crate) const SPLIT_ASCII_READ_MIN_BYTES: usize = 8 << 20;
-/// The first page of files of `SPLIT_READ_MIN_BYTES` up to
-/// `SPLIT_ASCII_READ_MIN_BYTES`, which decides whether they are split (see
-/// `SPLIT_ONE_BYTE_READ_MIN_BYTES`): read before the helper is woken, so it
-/// delays the halves by next to nothing.
+/// The first page, whose class decides whether a file is split (see
+/// `SPLIT_READ_MIN_BYTES`): read before the helper is woken, so it delays
+/// the halves by next to nothing.
 #[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
 pub(crate) const HEAD_PROBE_BYTES: usize = 4096;
 
