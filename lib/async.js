@@ -185,9 +185,9 @@ async function readFileUtf8Async(path, options) {
   // A signal only comes in an options object (fs.promises rejects other forms itself).
   const signal = typeof options === 'object' && options !== null ? options.signal : undefined
   return readAsync(path, flags, signal, true, () =>
-    // fs.promises takes no fds; fs.readFile reads them as readFileUtf8Async does.
+    // fs.promises takes no fds; fd-async reads them as its FileHandle.readFile does.
     typeof path === 'number'
-      ? fsReadFileAsPromise(path, asUtf8Options(options))
+      ? require('./fd-async').readFdAsync(path, asUtf8Options(options))
       : fsPromisesReadFile(path, asUtf8Options(options)),
   )
 }
