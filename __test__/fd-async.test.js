@@ -94,7 +94,7 @@ test("an fd number with no open file rejects with the native readers' EBADF (fs'
   }
 })
 
-test("options fs.readFile rejects get fs's own error; an aborted signal stops the read", async () => {
+test("arguments fs.readFile rejects get fs's own error; an aborted signal stops the read", async () => {
   const file = scratch('fd-async-options.txt')
   fs.writeFileSync(file, TEXT)
   const fd = fs.openSync(file, 'r')
@@ -104,6 +104,13 @@ test("options fs.readFile rejects get fs's own error; an aborted signal stops th
       const expected = errorFields(await rejection(theirs(options)))
       assert.equal(expected.code, 'ERR_INVALID_ARG_TYPE')
       assert.deepEqual(errorFields(await rejection(readFdAsync(fd, options))), expected, JSON.stringify(options))
+    }
+    // Numbers that are no fd to fs (not int32): a path of the wrong type to it.
+    for (const notFd of [1.5, 2 ** 31, -0.5, NaN]) {
+      const expected = errorFields(await rejection(new Promise((resolve, reject) => fs.readFile(notFd, 'utf8', (err) => reject(err)))))
+      assert.equal(expected.code, 'ERR_INVALID_ARG_TYPE')
+      assert.deepEqual(errorFields(await rejection(readFdAsync(notFd, 'utf8'))), expected, String(notFd))
+      assert.deepEqual(errorFields(await rejection(readFileUtf8Async(notFd))), expected, String(notFd))
     }
     const aborted = await rejection(readFdAsync(fd, { encoding: 'utf8', signal: AbortSignal.abort('why') }))
     assert.equal(aborted.name, 'AbortError')

@@ -8,14 +8,13 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
-const { scratch } = require('./helpers')
+const { scratch, installPackage } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
 // A folder whose node_modules resolves `readfile-utf8` (us) and `typescript`.
 const home = scratch('register-home')
-fs.mkdirSync(path.join(home, 'node_modules'), { recursive: true })
-fs.symlinkSync(ROOT, path.join(home, 'node_modules', 'readfile-utf8'))
-fs.symlinkSync(path.join(ROOT, 'node_modules', 'typescript'), path.join(home, 'node_modules', 'typescript'))
+const installed = installPackage(home, 'readfile-utf8', ROOT)
+installPackage(home, 'typescript', path.join(ROOT, 'node_modules', 'typescript'))
 
 function run(args, script, name) {
   const file = path.join(home, name)
@@ -27,7 +26,7 @@ function run(args, script, name) {
 
 // Counts the native sync reads from here on (the addon's exports are looked up per call).
 const COUNTER = `
-  const native = require(${JSON.stringify(path.join(ROOT, 'lib', 'native.js'))})
+  const native = require(${JSON.stringify(path.join(installed, 'lib', 'native.js'))})
   const counts = { readPath: 0, files: [] }
   const original = native.readPath
   native.readPath = (...args) => (counts.readPath++, counts.files.push(args[0]), original(...args))

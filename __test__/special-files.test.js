@@ -9,7 +9,7 @@ const path = require('node:path')
 const { spawn, spawnSync, execFileSync } = require('node:child_process')
 
 const { readFileUtf8, readFileSync, readFileUtf8Async, readFilesUtf8, readFilesUtf8Async } = require('..')
-const { scratch } = require('./helpers')
+const { scratch, unsupportedOnWindows } = require('./helpers')
 
 test('procfs files (st_size 0) read to EOF like fs', () => {
   for (const p of ['/proc/version', '/proc/self/cmdline', '/proc/self/environ', '/proc/filesystems']) {
@@ -88,7 +88,7 @@ function feedFifo(fifo, chunks) {
   return spawn(process.execPath, ['-e', script], { stdio: 'inherit' })
 }
 
-test('a FIFO fed in pieces by a child process reads until the writer closes', async () => {
+test('a FIFO fed in pieces by a child process reads until the writer closes', unsupportedOnWindows('FIFOs (mkfifo)'), async () => {
   const fifo = scratch('fifo')
   execFileSync('mkfifo', [fifo])
   // Pieces split inside multi-byte characters and larger than the first chunk.

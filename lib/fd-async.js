@@ -39,7 +39,8 @@ function validOptions(options) {
  * stops with ERR_STRING_TOO_LONG, as the native reads do.
  */
 async function readFdAsync(fd, options) {
-  if (!validOptions(options)) return fsReadFileAsPromise(fd, options)
+  // What fs.readFile rejects (a number that is no int32 is a bad path to it) is its to answer.
+  if ((fd | 0) !== fd || !validOptions(options)) return fsReadFileAsPromise(fd, options)
   // fs.read refuses a negative number with a RangeError before any syscall;
   // fs's own read of one (no fd is negative: nothing is read) gives the EBADF.
   if (fd < 0) readFileSync(fd, 'utf8')
