@@ -133,7 +133,8 @@ test('index.d.ts type-checks real usage (and rejects misuse)', () => {
   const tsc = require.resolve('typescript/bin/tsc')
   const dir = scratch('types')
   installPackage(dir, 'readfile-utf8', path.join(__dirname, '..'))
-  installPackage(dir, '@types', path.join(__dirname, '..', 'node_modules', '@types'))
+  // @types/node and what it imports (found beside it when copied).
+  for (const name of ['@types', 'undici-types']) installPackage(dir, name, path.join(__dirname, '..', 'node_modules', name))
   const compile = (source) => {
     fs.writeFileSync(path.join(dir, 'use.ts'), source)
     return spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', 'use.ts'], { cwd: dir, encoding: 'utf8' })

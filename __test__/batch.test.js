@@ -534,7 +534,8 @@ test('index.d.ts types the batch functions (and rejects misuse)', () => {
   const tsc = require.resolve('typescript/bin/tsc')
   const dir = scratch('batch-types')
   installPackage(dir, 'readfile-utf8', ROOT)
-  installPackage(dir, '@types', path.join(ROOT, 'node_modules', '@types'))
+  // @types/node and what it imports (found beside it when copied).
+  for (const name of ['@types', 'undici-types']) installPackage(dir, name, path.join(ROOT, 'node_modules', name))
   const compile = (source) => {
     fs.writeFileSync(path.join(dir, 'use.ts'), source)
     const flags = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node']
