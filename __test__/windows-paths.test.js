@@ -184,7 +184,7 @@ test('every entry point opens what fs opens, for every Windows path form (0 mism
     process.chdir(cwd)
   }
   t.diagnostic(`${compared} outcomes compared, ${read} of them strings fs read`)
-  assert.deepEqual(mismatches, [], `${mismatches.length} of ${compared} differ from fs`)
+  assert.deepEqual(mismatches.slice(0, 20), [], `${mismatches.length} of ${compared} differ from fs (the first 20 shown)`)
   // Enough was compared, and fs read a good share of it (not errors alone).
   assert.ok(compared > 600, `${compared} compared`)
   assert.ok(read > 100, `${read} read by fs`)
