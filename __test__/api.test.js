@@ -10,7 +10,7 @@ const { spawnSync } = require('node:child_process')
 // These tests expect the default memory mode, here and in their children.
 delete process.env.READFILE_UTF8_MEMORY_MODE
 const api = require('..')
-const { scratch, assertSameError } = require('./helpers')
+const { scratch, assertSameError, installPackage } = require('./helpers')
 
 const file = scratch('api.txt')
 fs.writeFileSync(file, Buffer.from([...Buffer.from('héllo wörld 中 😀 '), 0xff, 0x41]))
@@ -122,8 +122,7 @@ test('the ESM entry exports the same functions', () => {
     console.log('esm ok')`
   // Resolve the package by name from a folder whose node_modules links to us.
   const home = scratch('esm-home')
-  fs.mkdirSync(path.join(home, 'node_modules'), { recursive: true })
-  fs.symlinkSync(path.join(__dirname, '..'), path.join(home, 'node_modules', 'readfile-utf8'))
+  installPackage(home, 'readfile-utf8', path.join(__dirname, '..'))
   fs.writeFileSync(path.join(home, 'check.mjs'), script)
   const r = spawnSync(process.execPath, [path.join(home, 'check.mjs')], { encoding: 'utf8', cwd: home })
   assert.equal(r.status, 0, r.stderr)
@@ -155,9 +154,9 @@ test('the ESM entry has a named export for every CommonJS export, and the same v
 test('index.d.ts type-checks real usage (and rejects misuse)', () => {
   const tsc = require.resolve('typescript/bin/tsc')
   const dir = scratch('types')
-  fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true })
-  fs.symlinkSync(path.join(__dirname, '..'), path.join(dir, 'node_modules', 'readfile-utf8'))
-  fs.symlinkSync(path.join(__dirname, '..', 'node_modules', '@types'), path.join(dir, 'node_modules', '@types'))
+  installPackage(dir, 'readfile-utf8', path.join(__dirname, '..'))
+  // @types/node and what it imports (found beside it when copied).
+  for (const name of ['@types', 'undici-types']) installPackage(dir, name, path.join(__dirname, '..', 'node_modules', name))
   const compile = (source) => {
     fs.writeFileSync(path.join(dir, 'use.ts'), source)
     return spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', 'use.ts'], { cwd: dir, encoding: 'utf8' })

@@ -13,7 +13,7 @@ const { spawnSync, execFileSync } = require('node:child_process')
 
 const { readFilesUtf8, readFilesUtf8Async, readFileUtf8, readFileUtf8Async } = require('..')
 const { FLAGS } = require('../lib/options')
-const { scratch } = require('./helpers')
+const { scratch, unsupportedOnWindows } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
 
@@ -114,7 +114,7 @@ test('an async batch leaves every file as Promise.all over fs.promises.readFile 
   }
 })
 
-test('a file a read creates gets mode 0o666 less the umask, as fs gives it: every entry point', async () => {
+test('a file a read creates gets mode 0o666 less the umask, as fs gives it: every entry point', unsupportedOnWindows('POSIX modes and umask'), async () => {
   const old = process.umask(0)
   try {
     const reads = {
@@ -148,7 +148,7 @@ function runChild(script, ms = 20_000, env = process.env) {
   return r.stdout
 }
 
-test('a sync batch that throws returns at once: no FIFO past its failure is opened or waited for', () => {
+test('a sync batch that throws returns at once: no FIFO past its failure is opened or waited for', unsupportedOnWindows('FIFOs (mkfifo)'), () => {
   const dir = scratch('fifo-past-failure')
   fs.mkdirSync(dir)
   const fifo = path.join(dir, 'fifo')
@@ -206,7 +206,7 @@ const READER_THREADS = `
       .length
   }`
 
-test('a sync batch runs concurrency - 1 reader threads beside the JS thread, none for concurrency 1, and none once it returns', () => {
+test('a sync batch runs concurrency - 1 reader threads beside the JS thread, none for concurrency 1, and none once it returns', unsupportedOnWindows('FIFOs, and thread names in /proc/self/task'), () => {
   const dir = scratch('thread-count')
   fs.mkdirSync(dir)
   execFileSync('mkfifo', [path.join(dir, 'fifo')])
@@ -248,7 +248,7 @@ test('a sync batch runs concurrency - 1 reader threads beside the JS thread, non
   ])
 })
 
-test('an async batch aborted mid-way: its reader threads are gone soon, and the process exits promptly, a FIFO among the entries or not', () => {
+test('an async batch aborted mid-way: its reader threads are gone soon, and the process exits promptly, a FIFO among the entries or not', unsupportedOnWindows('FIFOs, and thread names in /proc/self/task'), () => {
   const dir = scratch('abort-threads')
   fs.mkdirSync(dir)
   execFileSync('mkfifo', [path.join(dir, 'fifo')])
@@ -299,7 +299,7 @@ test('an abort while the entries left to fs are being read rejects the async bat
   }
 })
 
-test('no fd of ours reaches a child spawned while a read is blocked (O_CLOEXEC): async read and async batch', async () => {
+test('no fd of ours reaches a child spawned while a read is blocked (O_CLOEXEC): async read and async batch', unsupportedOnWindows('FIFOs, and fds in /proc/self/fd'), async () => {
   const fifo = scratch('cloexec-fifo')
   execFileSync('mkfifo', [fifo])
   for (const [name, start] of [

@@ -6,6 +6,8 @@ const assert = require('node:assert/strict')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
+const { NO_FD_COUNT, unsupportedOnWindows } = require('./helpers')
+
 const SOAK = path.join(__dirname, 'soak', 'soak.js')
 
 function soak(phase, ...args) {
@@ -33,7 +35,7 @@ test("2000 async reads of 1 MiB files at concurrency 64: each is fs's string, pe
   assert.equal(r.rssIdleMiB.length, 2)
 })
 
-test('1000 failing reads (ENOENT, EISDIR, ENOTDIR, EBADF; sync, async, callback) and 2 too-long reads leak no fd', () => {
+test('1000 failing reads (ENOENT, EISDIR, ENOTDIR, EBADF; sync, async, callback) and 2 too-long reads leak no fd', unsupportedOnWindows(NO_FD_COUNT), () => {
   const r = soak('fds', '--failures', '1000', '--too-long', '2')
   assert.equal(r.failures, 1000)
   assert.ok(r.fdsBefore > 0)

@@ -14,14 +14,7 @@ const { noteHeap } = require('./heap')
 const { failure, FS_ANSWERS } = require('./errors')
 const { DELEGATE, isUtf8, requestedEncoding, readerFlags, utf8Request, asUtf8Options } = require('./options')
 const { nativeArgument, hasNul } = require('./paths')
-
-/**
- * fs's read of a caller's fd, as a promise: fs.promises has none for plain fds.
- * Synchronous, as fs.readFile(fd) drops read errors for a caller's fd.
- */
-function readFdAsPromise(fd, options) {
-  return new Promise((resolve) => resolve(answers.direct.readFileSync(fd, options)))
-}
+const { readFdAsync } = require('./fd-async')
 
 /**
  * The native reads in flight per signal, each a function that stops it. One
@@ -155,8 +148,9 @@ async function readFileUtf8Async(path, options) {
   // A signal only comes in an options object (fs.promises rejects other forms itself).
   const signal = typeof options === 'object' && options !== null ? options.signal : undefined
   return readAsync(path, flags, signal, true, () =>
+    // fs.promises takes no fds; fd-async reads them as its FileHandle.readFile does.
     typeof path === 'number'
-      ? readFdAsPromise(path, asUtf8Options(options))
+      ? readFdAsync(path, asUtf8Options(options))
       : answers.direct.promisesReadFile(path, asUtf8Options(options)),
   )
 }

@@ -105,7 +105,7 @@ function nativeArgs(paths) {
   const list = args ?? paths
   for (let i = 0; i < list.length; i++) {
     const path = list[i]
-    if (typeof path === 'string') continue
+    if (typeof path === 'string' && nativeArgument(path) === path) continue
     args ??= paths.slice()
     const arg = nativeArgument(path)
     args[i] = arg === DELEGATE || typeof arg === 'number' ? null : arg

@@ -11,7 +11,8 @@
 //! Leaves the steps share: `limits` (every threshold), `v8` (what V8 fixes),
 //! `buffers` (the one
 //! buffer-reuse mechanism), `two_threads` (a job split over two cores),
-//! `external_memory` (what V8's GC is told of external strings' buffers).
+//! `external_memory` (what V8's GC is told of external strings' buffers);
+//! `pin` keeps the library loaded for the process's life (Workers unload addons).
 
 mod buffers;
 mod classify;
@@ -21,6 +22,8 @@ mod exports;
 mod external_memory;
 mod js_string;
 mod limits;
+#[cfg_attr(test, allow(dead_code))]
+mod pin;
 mod pipeline;
 mod read;
 mod transcode;
