@@ -13,35 +13,26 @@ pub(crate) const STACK_PATH_BYTES: usize = 1024;
 
 // ── read ──────────────────────────────────────────────────────────────────
 
-/// First buffer for files whose size is unknown (st_size 0 or not regular):
-/// procfs and pipes mostly hold little.
-pub(crate) const UNKNOWN_SIZE_FIRST_CHUNK: usize = 8 * 1024;
-
-/// The most a read of unknown length takes in one read(2): between two reads
-/// the cancel flag of an async read is checked, so an aborted read stops soon.
-pub(crate) const UNKNOWN_SIZE_CHUNK: usize = 1 << 20;
-
 /// Files from this size on are read as two halves by two threads (where the
 /// reader can), and their conversion is split the same way: each core then
 /// converts the half still in its own cache. Below it, waking the second
 /// thread, which shares its core with V8's GC threads, costs more than the
 /// split saves, even for text that becomes UTF-16 (the costliest conversion).
-/// A file whose first page (`HEAD_PROBE_BYTES`) is ASCII is read by one
+/// A file whose first page (`PAGE_BYTES`) is ASCII is read by one
 /// thread whatever its size: ASCII needs no conversion, and its copy alone
 /// gains too little from a second core.
 pub(crate) const SPLIT_READ_MIN_BYTES: usize = 192 << 10;
-/// The first page, whose class decides whether a file is split (see
-/// `SPLIT_READ_MIN_BYTES`): read before the helper is woken, so it delays
-/// the halves by next to nothing.
-#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
-pub(crate) const HEAD_PROBE_BYTES: usize = 4096;
+/// A page: the first read of a file of unknown size (procfs and pipes mostly
+/// hold little, and serve a page at a time), and the head whose class decides
+/// whether a file is split (see `SPLIT_READ_MIN_BYTES`), read before the
+/// helper is woken so that it delays the halves by next to nothing.
+pub(crate) const PAGE_BYTES: usize = 4096;
 
-/// Files from this size on that are not split are read in chunks checked for
-/// ASCII while still in cache, which spares `classify` a pass over cold memory.
-#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
-pub(crate) const CHUNKED_READ_MIN_BYTES: usize = 1 << 20;
-/// The chunk of such a read: a fraction of a core's L2 cache.
-#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
+/// The chunk of a large read that is not split, checked for ASCII while still
+/// in cache (which spares `classify` a pass over cold memory): a fraction of a
+/// core's L2 cache. Also the most a read of unknown length takes in one
+/// read(2): between two reads the cancel flag of an async read is checked, so
+/// an aborted read stops soon.
 pub(crate) const READ_CHUNK_BYTES: usize = 256 * 1024;
 
 // ── transcode ─────────────────────────────────────────────────────────────

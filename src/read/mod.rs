@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use crate::buffers;
-use crate::limits::{STACK_PATH_BYTES, UNKNOWN_SIZE_FIRST_CHUNK};
+use crate::limits::{PAGE_BYTES, STACK_PATH_BYTES};
 use crate::v8::MAX_STRING_LENGTH;
 
 /// Which reader this build has: "syscalls" or "portable".
@@ -244,7 +244,7 @@ fn empty_with_room(buf: &mut Vec<u8>, wanted: usize) {
 /// doubling, but never past `max` bytes in all, so an endless input takes no
 /// more memory than the longest string it could become.
 fn grow_towards(buf: &mut Vec<u8>, max: usize) {
-  let target = buf.capacity().saturating_mul(2).max(UNKNOWN_SIZE_FIRST_CHUNK).min(max);
+  let target = buf.capacity().saturating_mul(2).max(PAGE_BYTES).min(max);
   buf.reserve_exact(target.saturating_sub(buf.len()));
 }
 
@@ -266,7 +266,7 @@ fn known_size(regular: bool, size: usize) -> Option<usize> {
 /// The room a read starts with: the file's known size and one byte more
 /// (getting it means the file grew), or a first chunk.
 fn room_for(known_size: Option<usize>) -> usize {
-  known_size.map_or(UNKNOWN_SIZE_FIRST_CHUNK, |size| size + 1)
+  known_size.map_or(PAGE_BYTES, |size| size + 1)
 }
 
 #[cfg(test)]
@@ -293,15 +293,15 @@ mod tests {
     assert_eq!(known_size(true, 0), None);
     assert_eq!(known_size(false, 10), None);
     assert_eq!(room_for(Some(10)), 11);
-    assert_eq!(room_for(None), UNKNOWN_SIZE_FIRST_CHUNK);
+    assert_eq!(room_for(None), PAGE_BYTES);
   }
 
   #[test]
   fn growth_doubles_up_to_the_limit_and_never_past_it() {
     let mut buf: Vec<u8> = Vec::new();
     grow_towards(&mut buf, 100_000);
-    assert_eq!(buf.capacity(), UNKNOWN_SIZE_FIRST_CHUNK);
-    for expected in [16_384, 32_768, 65_536, 100_000] {
+    assert_eq!(buf.capacity(), PAGE_BYTES);
+    for expected in [8_192, 16_384, 32_768, 65_536, 100_000] {
       buf.resize(buf.capacity(), 0);
       grow_towards(&mut buf, 100_000);
       assert_eq!(buf.capacity(), expected);

@@ -19,9 +19,11 @@ use super::{
   cancelled, empty_with_room, grow_towards, known_size, max_bytes, room_for, too_long, ReadError, ReadFacts, Split,
   Stop, Syscall,
 };
-use crate::limits::{
-  CHUNKED_READ_MIN_BYTES, HEAD_PROBE_BYTES, READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES, UNKNOWN_SIZE_CHUNK,
-};
+use crate::limits::{PAGE_BYTES, READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES};
+
+/// Files not split are read chunk by chunk from this size on: smaller ones in
+/// one read, which chunks would only cut up.
+const CHUNKED_READ_MIN_BYTES: usize = 4 * READ_CHUNK_BYTES;
 use crate::two_threads::{both, page_aligned_middle};
 
 pub const NAME: &str = "syscalls";
@@ -133,11 +135,11 @@ fn read_known_kind(
   })
 }
 
-/// Reads the file's first `HEAD_PROBE_BYTES` into the empty `buf`: whether
+/// Reads the file's first `PAGE_BYTES` into the empty `buf`: whether
 /// they are ASCII, a guess for the rest of the file, which only decides how
 /// it is read.
 fn read_head_is_ascii(fd: RawFd, buf: &mut Vec<u8>) -> Result<bool, ReadError> {
-  read_appending(fd, buf, HEAD_PROBE_BYTES)?;
+  read_appending(fd, buf, PAGE_BYTES)?;
   Ok(buf.is_ascii())
 }
 
@@ -267,7 +269,7 @@ fn retrying_eintr(mut call: impl FnMut() -> isize) -> Result<usize, ReadError> {
 }
 
 /// Reads until read returns 0, doubling the buffer whenever it is full, in
-/// reads of at most `UNKNOWN_SIZE_CHUNK` with the cancel flag checked between
+/// reads of at most `READ_CHUNK_BYTES` with the cancel flag checked between
 /// them; stops at `stop.max` bytes (`ReadError::TooLong`): an endless input
 /// (/dev/zero, a FIFO that is never closed) ends there.
 fn grow_until_eof(fd: RawFd, stop: Stop, buf: &mut Vec<u8>) -> Result<(), ReadError> {
@@ -282,7 +284,7 @@ fn grow_until_eof(fd: RawFd, stop: Stop, buf: &mut Vec<u8>) -> Result<(), ReadEr
     if buf.len() == buf.capacity() {
       grow_towards(buf, max);
     }
-    if read_appending(fd, buf, UNKNOWN_SIZE_CHUNK.min(max - buf.len()))? == 0 {
+    if read_appending(fd, buf, READ_CHUNK_BYTES.min(max - buf.len()))? == 0 {
       return Ok(());
     }
   }
@@ -403,15 +405,15 @@ mod tests {
         } else {
           READ_CHUNK_BYTES
         };
-        HEAD_PROBE_BYTES + (at - HEAD_PROBE_BYTES) / chunk * chunk
+        PAGE_BYTES + (at - PAGE_BYTES) / chunk * chunk
       };
       for (odd, odd_at, expected) in [
         (&b"\xe9"[..], None, (size, false)),
         (b"\xe9", Some(0), (0, true)),
         ("中".as_bytes(), Some(0), (0, true)),
         ("é".as_bytes(), Some(0), (0, true)),
-        (b"\xe9", Some(HEAD_PROBE_BYTES - 1), (0, true)),
-        (b"\xe9", Some(HEAD_PROBE_BYTES), (HEAD_PROBE_BYTES, false)),
+        (b"\xe9", Some(PAGE_BYTES - 1), (0, true)),
+        (b"\xe9", Some(PAGE_BYTES), (PAGE_BYTES, false)),
         (b"\xe9", Some(split), (chunk_start(split), false)),
         (b"\xe9", Some(size - 1), (chunk_start(size - 1), false)),
       ] {
@@ -434,7 +436,7 @@ mod tests {
     let never = AtomicBool::new(false);
     let zero = File::open("/dev/zero").unwrap();
     // A limit that is no multiple of the chunk or of a doubling.
-    let max = 3 * UNKNOWN_SIZE_CHUNK + 5;
+    let max = 3 * READ_CHUNK_BYTES + 5;
     let mut buf = Vec::new();
     let stop = Stop { max, cancel: &never };
     assert_eq!(
@@ -501,7 +503,7 @@ mod tests {
       assert!(buf == bytes, "odd byte at {odd_at:?}");
       // The same with its first page already read: the halves read the rest.
       let mut buf = Vec::with_capacity(size + 1);
-      buf.extend_from_slice(&bytes[..HEAD_PROBE_BYTES]);
+      buf.extend_from_slice(&bytes[..PAGE_BYTES]);
       assert_eq!(
         read_halves(file.as_raw_fd(), size, &mut buf),
         Ok(Some(prefix)),
