@@ -41,7 +41,7 @@ static ALLOCATOR: buffers::mapped::LargeMapped = buffers::mapped::LargeMapped;
 #[doc(hidden)]
 pub mod testing {
   pub use crate::classify::{classify, Class};
-  pub use crate::limits::{LOSSY_PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES};
+  pub use crate::limits::PARALLEL_MIN_BYTES;
   pub use crate::read::{read_fd, read_path, ReadError, ReadFacts, Syscall};
   pub use crate::transcode::testing::*;
   pub use crate::transcode::{decode, Decoded, Text};

@@ -37,20 +37,12 @@ pub(crate) const READ_CHUNK_BYTES: usize = 256 * 1024;
 
 // ── transcode ─────────────────────────────────────────────────────────────
 
-/// Inputs not read in halves (decodeUtf8's buffers) are converted on two
-/// threads from this size on; below it the second core's cold reads of the
-/// other half cost what the split saves.
+/// Inputs not read in halves (decodeUtf8's buffers, and text whose read was
+/// not split) are converted and decoded on two threads from this size on;
+/// below it the second core's cold reads of the other half, and the copy of
+/// the right half's units after the left's where invalid text was decoded,
+/// cost what the split saves.
 pub const PARALLEL_MIN_BYTES: usize = 4 << 20;
-
-/// Lossy decodes not split where their read was are split from this size on:
-/// their right half's units must be copied after the left's, which only a
-/// large input repays.
-pub const LOSSY_PARALLEL_MIN_BYTES: usize = 8 << 20;
-
-/// How much of a half is checked for an error (or for a byte above 0xC3)
-/// before its units are counted: a count is a pass over the whole half, which
-/// text refused at its start would waste.
-pub(crate) const EARLY_CHECK_BYTES: usize = 64 * 1024;
 
 /// Once there is more than one error per this many bytes decoded (and at
 /// least `DENSE_MIN_ERRORS` errors), the SIMD route's per-error cost exceeds
@@ -135,14 +127,10 @@ const _: () = assert!(EXTERNAL_FROM_BEFORE_26.bytes >= SHARED_MIN_BYTES && EXTER
 pub(crate) const LOCAL_KEEP: usize = 2;
 
 /// Most memory the shared pool keeps idle, per element type. Bounds the peak a
-/// burst of large strings can leave behind until `KEEP_IDLE_FOR` frees it.
-pub(crate) const SHARED_MAX_BYTES: usize = 256 << 20;
-
-/// Of buffers this large or larger, the pool keeps only the newest idle one
-/// per element type: a loop of huge reads uses one at a time, while a full GC
-/// that frees several huge external strings at once would otherwise leave all
-/// their buffers resident beside the strings still alive.
-pub(crate) const SHARED_ONE_IDLE_FROM_BYTES: usize = 32 << 20;
+/// burst of large strings can leave behind until `KEEP_IDLE_FOR` frees it: a
+/// full GC that frees V8's step of dead external strings
+/// (`v8::EXTERNAL_MEMORY_STEP`) gives back about this much at once.
+pub(crate) const SHARED_MAX_BYTES: usize = 128 << 20;
 
 /// A pooled buffer serves a request if its capacity is at most this many times
 /// the request, so little memory is held idle behind a string.
@@ -169,10 +157,6 @@ pub(crate) const BATCH_WINDOW: usize = 1024;
 /// JS thread itself reads on only while the results it took out of the ring
 /// and has not made into strings yet hold less than a quarter of it.
 pub(crate) const BATCH_PENDING_MAX_BYTES: usize = 32 << 20;
-/// Results the JS thread makes into strings at a time: per handle scope
-/// (sync), so a list of 10^5 files does not hold 10^5 handles at once, and
-/// per wake-up (async), each of which costs it a callback.
-pub(crate) const BATCH_RUN: usize = 256;
 /// Small buffers the JS thread copied strings out of, held for the batch's
 /// readers' next files (and half as many kept by the readers between them):
 /// enough that most files find one that fits, however many readers there are.

@@ -9,8 +9,8 @@
 //!   where `keep_locally` says so), for its next small string, without a lock;
 //! - large ones go to one process-wide pool, shared because finalizers give
 //!   buffers back on the JS thread while async reads take theirs on libuv's
-//!   threads. It is bounded in bytes, keeps one idle buffer of the huge ones
-//!   (`SHARED_ONE_IDLE_FROM_BYTES`), and a reaper thread, running only while
+//!   threads. It is bounded in bytes (`SHARED_MAX_BYTES`), and a reaper
+//!   thread, running only while
 //!   the pool holds something, frees every buffer idle for `KEEP_IDLE_FOR`: the
 //!   memory a burst of reads used goes back to the system soon after it ends.
 //!
@@ -27,7 +27,6 @@ use std::time::{Duration, Instant};
 
 use crate::limits::{
   KEEP_IDLE_FOR, LARGE_STEP_BYTES, LOCAL_KEEP, MAX_WASTE_FACTOR, SHARED_MAX_BYTES, SHARED_MIN_BYTES,
-  SHARED_ONE_IDLE_FROM_BYTES,
 };
 
 /// Requests from this size on are rounded up to whole `LARGE_STEP_BYTES`.
@@ -73,10 +72,6 @@ impl<T> Pool<T> {
   fn give(&mut self, mut buf: Vec<T>) -> Vec<Vec<T>> {
     let size = bytes_of(&buf);
     let mut dropped = Vec::new();
-    if size >= SHARED_ONE_IDLE_FROM_BYTES {
-      // The newest huge buffer replaces any other idle one (see the limit).
-      self.move_out(|idle| bytes_of(&idle.buf) >= SHARED_ONE_IDLE_FROM_BYTES, &mut dropped);
-    }
     while self.bytes + size > self.max_bytes && !self.free.is_empty() {
       let old = self.free.remove(0);
       self.bytes -= bytes_of(&old.buf);
@@ -304,23 +299,6 @@ mod tests {
       drop(bytes.give(Vec::<u8>::with_capacity(1 << 20)));
     }
     assert!(bytes.bytes <= 8 << 20);
-  }
-
-  #[test]
-  fn only_the_newest_huge_buffer_is_kept_idle() {
-    let huge_units = SHARED_ONE_IDLE_FROM_BYTES / 2;
-    let mut pool = Pool::<u16>::new(SHARED_MAX_BYTES);
-    drop(pool.give(Vec::with_capacity(1 << 20)));
-    drop(pool.give(Vec::with_capacity(huge_units)));
-    let newest = Vec::<u16>::with_capacity(huge_units + 1);
-    let ptr = newest.as_ptr();
-    let dropped = pool.give(newest);
-    assert_eq!(dropped.len(), 1, "the older huge buffer is given up");
-    assert_eq!(dropped[0].capacity(), huge_units);
-    assert_eq!(pool.free.len(), 2, "the smaller buffer stays");
-    let kept = pool.take(huge_units).expect("the newest is kept");
-    assert_eq!(kept.as_ptr(), ptr);
-    assert_eq!(pool.bytes, 2 << 20);
   }
 
   #[test]

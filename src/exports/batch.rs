@@ -35,9 +35,15 @@ use napi_derive::napi;
 use crate::external_memory;
 use crate::js_string::{self, Maker, Outcome, Reply, FS_ANSWERS, STRING_TOO_LONG};
 use crate::limits::{
-  BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_RUN,
-  BATCH_SPARES as SPARES_MAX, BATCH_WINDOW as WINDOW, LOCAL_KEEP,
+  BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_SPARES as SPARES_MAX,
+  BATCH_WINDOW as WINDOW, LOCAL_KEEP,
 };
+
+/// Results the JS thread makes into strings at a time, a quarter of the
+/// window (readers fill the rest meanwhile): per handle scope (sync), so a
+/// list of 10^5 files does not hold 10^5 handles at once, and per wake-up
+/// (async), each of which costs it a callback.
+const BATCH_RUN: usize = WINDOW / 4;
 
 /// Results taken out of the ring (no longer counted in the pending bytes)
 /// whose strings the JS thread makes before it reads any further.

@@ -21,7 +21,7 @@ use std::mem::MaybeUninit;
 
 use super::{simd, starts_invalid};
 use crate::buffers::{self as pool, Reusable};
-use crate::limits::{EARLY_CHECK_BYTES, LOSSY_PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES, SPLIT_READ_MIN_BYTES};
+use crate::limits::{PARALLEL_MIN_BYTES, READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES};
 
 /// Below this many bytes, the end of an exactly-sized conversion goes through
 /// a buffer on the stack (the converters want room for one unit per byte).
@@ -38,10 +38,10 @@ pub(super) fn split_conversion(len: usize, facts: ReadFacts) -> bool {
 }
 
 /// Whether `len` bytes that did not convert as valid text are decoded with
-/// replacement on two threads: from `LOSSY_PARALLEL_MIN_BYTES` on, never
-/// where they were read alone.
+/// replacement on two threads: from `PARALLEL_MIN_BYTES` on, never where
+/// they were read alone.
 pub(super) fn split_lossy(len: usize, facts: ReadFacts) -> bool {
-  !facts.alone && len >= LOSSY_PARALLEL_MIN_BYTES
+  !facts.alone && len >= PARALLEL_MIN_BYTES
 }
 
 /// A validating converter: writes the conversion of its input at the start of
@@ -169,12 +169,12 @@ fn room_for_left(left: &[u8], count: fn(&[u8]) -> usize) -> usize {
   count(left).min(left.len())
 }
 
-/// Whether the first `EARLY_CHECK_BYTES` of `bytes` have no byte above 0xC3,
+/// Whether the first chunk (`READ_CHUNK_BYTES`) of `bytes` has no byte above 0xC3,
 /// as all of valid Latin-1-range UTF-8 has (ASCII, leads 0xC2–0xC3,
 /// continuation bytes): wide text is refused here, before the Latin-1 count
 /// of its left half.
 fn looks_latin1(bytes: &[u8]) -> bool {
-  let head = &bytes[..bytes.len().min(EARLY_CHECK_BYTES)];
+  let head = &bytes[..bytes.len().min(READ_CHUNK_BYTES)];
   head.iter().copied().max().is_none_or(|max| max <= 0xC3)
 }
 
