@@ -38,10 +38,10 @@ pub(crate) const READ_CHUNK_BYTES: usize = 256 * 1024;
 // ── transcode ─────────────────────────────────────────────────────────────
 
 /// Inputs not read in halves (decodeUtf8's buffers, and text whose read was
-/// not split) are converted and decoded on two threads from this size on;
-/// below it the second core's cold reads of the other half, and the copy of
-/// the right half's units after the left's where invalid text was decoded,
-/// cost what the split saves.
+/// not split) are converted on two threads from this size on, and decoded
+/// with replacement from twice this size (its right half's units must then
+/// move after the left's); below, the second core's cold reads of the other
+/// half cost what the split saves.
 pub const PARALLEL_MIN_BYTES: usize = 4 << 20;
 
 /// Once there is more than one error per this many bytes decoded (and at

@@ -6,10 +6,10 @@
 //! Inputs are biased to the cases that break decoders: boundary code points,
 //! overlongs, surrogates, truncated sequences, bytes 0xF5..0xFF, lone
 //! continuation bytes, long valid runs with an error at the end, and Latin-1
-//! runs broken by a single U+0100. Some inputs are ≥ PARALLEL_MIN_BYTES so
-//! that the two-thread conversions of `transcode/halves.rs` run (valid and
-//! invalid text from PARALLEL_MIN_BYTES), with errors placed around the split
-//! point.
+//! runs broken by a single U+0100. Some inputs are ≥ 2 × PARALLEL_MIN_BYTES so
+//! that the two-thread conversions of `transcode/halves.rs` run (valid text
+//! from PARALLEL_MIN_BYTES, invalid from twice that), with errors placed around
+//! the split point.
 //!
 //! Every test here runs once with simdutf (when this CPU passes its self-test)
 //! and once more, in a child process of this test binary, with
@@ -288,16 +288,16 @@ proptest! {
 }
 
 proptest! {
-  // ≥ PARALLEL_MIN_BYTES: the two-thread paths of halves.rs, for valid and for
-  // invalid text, with the odd sequence placed
+  // ≥ 2 × PARALLEL_MIN_BYTES: the two-thread paths of halves.rs, for valid and
+  // for invalid text, with the odd sequence placed
   // at the ends and around the split point; buffers are recycled by the pool
   // between cases, so stale data from an earlier case would show.
   #![proptest_config(config(32))]
   #[test]
   fn inputs_past_the_two_thread_threshold_decode_as_the_reference(
-    bytes in long_run_with_an_edge(PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES + 300_000)
+    bytes in long_run_with_an_edge(2 * PARALLEL_MIN_BYTES, 2 * PARALLEL_MIN_BYTES + 300_000)
   ) {
-    prop_assert!(bytes.len() >= PARALLEL_MIN_BYTES);
+    prop_assert!(bytes.len() >= 2 * PARALLEL_MIN_BYTES);
     check(&bytes)?;
   }
 }

@@ -38,10 +38,11 @@ pub(super) fn split_conversion(len: usize, facts: ReadFacts) -> bool {
 }
 
 /// Whether `len` bytes that did not convert as valid text are decoded with
-/// replacement on two threads: from `PARALLEL_MIN_BYTES` on, never where
-/// they were read alone.
+/// replacement on two threads: from twice `PARALLEL_MIN_BYTES` on (the right
+/// half's units must then be moved after the left's, which only a larger
+/// input repays), never where they were read alone.
 pub(super) fn split_lossy(len: usize, facts: ReadFacts) -> bool {
-  !facts.alone && len >= PARALLEL_MIN_BYTES
+  !facts.alone && len >= 2 * PARALLEL_MIN_BYTES
 }
 
 /// A validating converter: writes the conversion of its input at the start of
