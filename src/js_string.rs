@@ -19,13 +19,13 @@ use napi::sys;
 
 use crate::buffers::{self, Reusable};
 use crate::external_memory;
-use crate::limits::{ExternalFrom, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26};
+use crate::limits::{tuned, ExternalFrom, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26};
 use crate::read::ReadError;
 use crate::transcode::Text;
 use crate::v8::MAX_STRING_LENGTH;
 
 /// The thresholds for this Node (see `limits`): chosen once, by major version.
-fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
+pub(crate) fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
   static CHOSEN: OnceLock<&'static ExternalFrom> = OnceLock::new();
   CHOSEN.get_or_init(|| match napi::Env::from_raw(env).get_node_version() {
     Ok(version) if version.major >= 26 => &EXTERNAL_FROM_26,
@@ -141,9 +141,11 @@ fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, maker: Maker
   let large = if maker == Maker::SyncCall && is_lean() {
     bytes / unit_bytes >= from.lean_units
   } else {
-    bytes >= from.bytes
+    bytes >= tuned!(from.bytes, "EXTERNAL_FROM.bytes")
   };
-  large && heap_bytes(env) < from.heap_below && !external_memory::copies_instead(env, bytes, maker == Maker::SyncCall)
+  large
+    && heap_bytes(env) < tuned!(from.heap_below, "EXTERNAL_FROM.heap_below")
+    && !external_memory::copies_instead(env, bytes, maker == Maker::SyncCall)
 }
 
 /// What a native read returns to JS: the string's code units, or a failure
@@ -303,7 +305,9 @@ pub(crate) fn from_converted(
   let maker = (!copied_anyway).then_some(maker);
   let free_read = || {
     let for_peak = copied_anyway || is_lean();
-    if let Some(read) = read.filter(|read| for_peak && read.len() >= external_from(env).read_freed_from) {
+    if let Some(read) = read.filter(|read| {
+      for_peak && read.len() >= tuned!(external_from(env).read_freed_from, "EXTERNAL_FROM.read_freed_from")
+    }) {
       drop(std::mem::take(read));
     }
   };
@@ -417,6 +421,7 @@ struct Owner<T> {
 /// `finalize::<T>` may free it; if the call fails, V8 never saw it and we free
 /// it here.
 fn external<T: CodeUnit>(env: sys::napi_env, data: Vec<T>) -> Option<sys::napi_value> {
+  buffers::release_unused(&data);
   let len = data.len();
   let bytes = external_bytes(&data);
   // Account before creating: if V8 ever ran the finalizer synchronously (copied),

@@ -1,8 +1,88 @@
 //! Every size and time threshold of the pipeline, in the order the data meets
 //! them, each with why it is where it is. The figures behind them are in the
-//! commit history and in `benchmark/RESULTS.md`, not here.
+//! commit history and in `benchmark/RESULTS.md`, not here; `npm run bench --
+//! --suite calibrate` measures where each lies on the machine at hand.
+//!
+//! Where a threshold is used, it is read through `tuned!`: the constant
+//! itself, but in a bench build (`--features bench`), where the calibrate
+//! suite sets it by name in `READFILE_UTF8_TUNE` ("NAME=value,…", read once),
+//! the value given there.
 
 use std::time::Duration;
+
+/// A threshold of this module, by name (`tuned!(SPLIT_READ_MIN_BYTES)`), or a
+/// field of one (`tuned!(from.bytes, "EXTERNAL_FROM.bytes")`): see the
+/// module's documentation.
+macro_rules! tuned {
+  ($name:ident) => {
+    $crate::limits::Tunable::tuned($crate::limits::$name, stringify!($name))
+  };
+  ($value:expr, $name:literal) => {
+    $crate::limits::Tunable::tuned($value, $name)
+  };
+}
+pub(crate) use tuned;
+
+/// A threshold's type: its value, or in a bench build the calibrate suite's.
+pub(crate) trait Tunable: Copy {
+  /// `self`, or the value the calibrate suite set for `name`.
+  fn tuned(self, name: &str) -> Self;
+}
+
+macro_rules! tunable_integer {
+  ($($t:ty),*) => {$(
+    impl Tunable for $t {
+      #[inline(always)]
+      fn tuned(self, name: &str) -> Self {
+        #[cfg(feature = "bench")]
+        if let Some(&set) = overrides().get(name) {
+          return set as $t;
+        }
+        let _ = name;
+        self
+      }
+    }
+  )*};
+}
+tunable_integer!(usize, u32, u64);
+
+impl Tunable for Duration {
+  /// In milliseconds, for the calibrate suite.
+  #[inline(always)]
+  fn tuned(self, name: &str) -> Self {
+    Duration::from_millis((self.as_millis() as u64).tuned(name))
+  }
+}
+
+/// The calibrate suite's values (`READFILE_UTF8_TUNE`), parsed once.
+#[cfg(feature = "bench")]
+fn overrides() -> &'static std::collections::HashMap<String, u64> {
+  static PARSED: std::sync::OnceLock<std::collections::HashMap<String, u64>> = std::sync::OnceLock::new();
+  PARSED.get_or_init(|| parse_overrides(&std::env::var("READFILE_UTF8_TUNE").unwrap_or_default()))
+}
+
+/// "NAME=value,NAME=value" as a map; pairs that do not parse are left out.
+#[cfg(feature = "bench")]
+fn parse_overrides(text: &str) -> std::collections::HashMap<String, u64> {
+  text
+    .split(',')
+    .filter_map(|pair| {
+      let (name, value) = pair.split_once('=')?;
+      Some((name.trim().to_owned(), value.trim().parse().ok()?))
+    })
+    .collect()
+}
+
+#[cfg(all(test, feature = "bench"))]
+mod tests {
+  #[test]
+  fn the_calibrate_suite_sets_thresholds_by_name() {
+    let set = super::parse_overrides("SPLIT_READ_MIN_BYTES=1024, EXTERNAL_FROM.bytes = 0,BAD,NOPE=x");
+    assert_eq!(set.len(), 2);
+    assert_eq!(set["SPLIT_READ_MIN_BYTES"], 1024);
+    assert_eq!(set["EXTERNAL_FROM.bytes"], 0);
+  }
+}
 
 // ── arguments ─────────────────────────────────────────────────────────────
 
@@ -163,3 +243,38 @@ pub(crate) const BATCH_PENDING_MAX_BYTES: usize = 32 << 20;
 pub(crate) const BATCH_SPARES: usize = 128;
 /// Most threads a batch starts; more cannot help a disk or the page cache.
 pub(crate) const BATCH_MAX_THREADS: u32 = 256;
+
+/// Every threshold above by name, as this process uses it (tuned), with
+/// `from` this Node's `ExternalFrom`: what the calibrate suite compares its
+/// crossovers with (bench builds only).
+#[cfg(feature = "bench")]
+pub(crate) fn all(from: &ExternalFrom) -> Vec<(&'static str, u64)> {
+  let named = [
+    ("STACK_PATH_BYTES", STACK_PATH_BYTES as u64),
+    ("SPLIT_READ_MIN_BYTES", SPLIT_READ_MIN_BYTES as u64),
+    ("PAGE_BYTES", PAGE_BYTES as u64),
+    ("READ_CHUNK_BYTES", READ_CHUNK_BYTES as u64),
+    ("PARALLEL_MIN_BYTES", PARALLEL_MIN_BYTES as u64),
+    ("DENSE_ERROR_SPACING", DENSE_ERROR_SPACING as u64),
+    ("DENSE_MIN_ERRORS", DENSE_MIN_ERRORS as u64),
+    ("EXTERNAL_FROM.bytes", from.bytes as u64),
+    ("EXTERNAL_FROM.heap_below", from.heap_below as u64),
+    ("EXTERNAL_FROM.read_freed_from", from.read_freed_from as u64),
+    ("HEAP_CHECK_EVERY", HEAP_CHECK_EVERY as u64),
+    ("V8_DECODES_INVALID_FROM", V8_DECODES_INVALID_FROM as u64),
+    ("SHARED_MIN_BYTES", SHARED_MIN_BYTES as u64),
+    ("LOCAL_KEEP", LOCAL_KEEP as u64),
+    ("SHARED_MAX_BYTES", SHARED_MAX_BYTES as u64),
+    ("MAX_WASTE_FACTOR", MAX_WASTE_FACTOR as u64),
+    ("KEEP_IDLE_FOR", KEEP_IDLE_FOR.as_millis() as u64),
+    ("LARGE_STEP_BYTES", LARGE_STEP_BYTES as u64),
+    ("BATCH_WINDOW", BATCH_WINDOW as u64),
+    ("BATCH_PENDING_MAX_BYTES", BATCH_PENDING_MAX_BYTES as u64),
+    ("BATCH_SPARES", BATCH_SPARES as u64),
+    ("BATCH_MAX_THREADS", BATCH_MAX_THREADS as u64),
+  ];
+  named
+    .into_iter()
+    .map(|(name, value)| (name, value.tuned(name)))
+    .collect()
+}

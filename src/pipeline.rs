@@ -5,7 +5,7 @@
 use napi::sys;
 
 use crate::js_string::{self, Maker, Outcome, Reply, STRING_TOO_LONG, TOO_LARGE};
-use crate::limits::V8_DECODES_INVALID_FROM;
+use crate::limits::tuned;
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::{self, Decoded, Text};
 use crate::v8::MAX_STRING_LENGTH;
@@ -23,7 +23,7 @@ fn too_long_for_a_file(bytes: &[u8]) -> bool {
 /// converted copy would raise the peak above fs's just as much).
 /// Shorter than kMaxLength, they cannot decode to a string V8 refuses.
 fn left_to_v8(env: sys::napi_env, bytes: &[u8], facts: ReadFacts) -> bool {
-  (V8_DECODES_INVALID_FROM..MAX_STRING_LENGTH).contains(&bytes.len())
+  (tuned!(V8_DECODES_INVALID_FROM)..MAX_STRING_LENGTH).contains(&bytes.len())
     && (transcode::starts_invalid(bytes)
       || js_string::lean_copies(env, bytes.len()) && !classify::is_ascii_after(bytes, facts.ascii_prefix))
 }

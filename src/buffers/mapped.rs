@@ -60,6 +60,25 @@ fn mapping(ptr: *mut u8) -> *mut libc::c_void {
   ptr.wrapping_sub(BLOCK_OFFSET).cast()
 }
 
+/// Gives the pages of a mapped block past its first `used` bytes back to the
+/// kernel (they read as zeros if touched again); the block stays the caller's,
+/// whole. For a block that is not mapped (`capacity` below `MAP_FROM_BYTES`),
+/// nothing.
+pub(crate) fn release_after(block: *const u8, used: usize, capacity: usize) {
+  if capacity < MAP_FROM_BYTES {
+    return;
+  }
+  let page = 4096;
+  let start = (block as usize + used).next_multiple_of(page);
+  let end = (block as usize + capacity) & !(page - 1);
+  if end > start {
+    // SAFETY: [start, end) is whole pages inside this block's private
+    // anonymous mapping (`map`), which its owner does not read past `used`:
+    // MADV_DONTNEED only drops those pages, which refault as zeros.
+    unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
+  }
+}
+
 // SAFETY: every block is either mapped here and unmapped here (the same
 // `mapped` test on the same size and alignment decides both), or allocated and
 // freed by `System`; mapped blocks are aligned to `BLOCK_OFFSET` (enough for
@@ -135,6 +154,36 @@ unsafe impl GlobalAlloc for LargeMapped {
 #[cfg(test)]
 mod tests {
   use super::*;
+
+  #[test]
+  fn the_pages_past_what_is_used_are_given_back_and_the_rest_kept() {
+    let a = LargeMapped;
+    let size = MAP_FROM_BYTES * 8;
+    let layout = Layout::from_size_align(size, 8).unwrap();
+    // SAFETY: a block used within its size and freed once with its layout.
+    unsafe {
+      let p = a.alloc(layout);
+      p.write_bytes(7, size);
+      let used = MAP_FROM_BYTES + 123;
+      release_after(p, used, size);
+      assert!((0..used).all(|i| *p.add(i) == 7), "the used bytes are kept");
+      // The pages that hold the last used byte and the block's last byte are
+      // kept whole; every whole page between them reads as zeros again.
+      let first_released = (p as usize + used).next_multiple_of(4096) - p as usize;
+      let past_released = ((p as usize + size) & !4095) - p as usize;
+      assert!(past_released - first_released >= size - used - 2 * 4096);
+      assert!((first_released..past_released).all(|i| *p.add(i) == 0));
+      assert!((past_released..size).all(|i| *p.add(i) == 7));
+      a.dealloc(p, layout);
+      // Unmapped blocks are left alone.
+      let small = Layout::from_size_align(1000, 8).unwrap();
+      let q = a.alloc(small);
+      q.write_bytes(5, 1000);
+      release_after(q, 10, 1000);
+      assert_eq!(*q.add(999), 5);
+      a.dealloc(q, small);
+    }
+  }
 
   #[test]
   fn blocks_cross_the_threshold_both_ways_with_their_contents() {

@@ -25,11 +25,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::limits::{
-  KEEP_IDLE_FOR, LARGE_STEP_BYTES, LOCAL_KEEP, MAX_WASTE_FACTOR, SHARED_MAX_BYTES, SHARED_MIN_BYTES,
-};
+use crate::limits::{tuned, Tunable, SHARED_MAX_BYTES, SHARED_MIN_BYTES};
+#[cfg(test)]
+use crate::limits::{KEEP_IDLE_FOR, LARGE_STEP_BYTES, LOCAL_KEEP};
 
-/// Requests from this size on are rounded up to whole `LARGE_STEP_BYTES`.
+/// Requests from this size on are rounded up to whole `LARGE_STEP_BYTES`
+/// (in tests: the constant's value).
+#[cfg(test)]
 const ROUND_UP_FROM_BYTES: usize = 8 * LARGE_STEP_BYTES;
 
 /// The free buffers of one element type, and their total size in bytes.
@@ -72,12 +74,13 @@ impl<T> Pool<T> {
   fn give(&mut self, mut buf: Vec<T>) -> Vec<Vec<T>> {
     let size = bytes_of(&buf);
     let mut dropped = Vec::new();
-    while self.bytes + size > self.max_bytes && !self.free.is_empty() {
+    let max_bytes = self.max_bytes.tuned("SHARED_MAX_BYTES");
+    while self.bytes + size > max_bytes && !self.free.is_empty() {
       let old = self.free.remove(0);
       self.bytes -= bytes_of(&old.buf);
       dropped.push(old.buf);
     }
-    if self.bytes + size <= self.max_bytes {
+    if self.bytes + size <= max_bytes {
       buf.clear();
       self.bytes += size;
       self.free.push(Idle {
@@ -120,7 +123,7 @@ thread_local! {
   static LOCAL_BYTES: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
   static LOCAL_UNITS: RefCell<Vec<Vec<u16>>> = const { RefCell::new(Vec::new()) };
   /// How many small buffers of each type this thread keeps.
-  static LOCAL_KEEP_HERE: Cell<usize> = const { Cell::new(LOCAL_KEEP) };
+  static LOCAL_KEEP_HERE: Cell<usize> = Cell::new(tuned!(LOCAL_KEEP));
 }
 
 /// Lets this thread keep `count` small buffers of each type rather than
@@ -163,7 +166,7 @@ impl Reusable for u16 {
 
 /// Whether a free buffer of `have` elements may serve a request for `want`.
 fn fits(have: usize, want: usize) -> bool {
-  have >= want && have <= want.saturating_mul(MAX_WASTE_FACTOR)
+  have >= want && have <= want.saturating_mul(tuned!(MAX_WASTE_FACTOR))
 }
 
 /// An empty buffer with room for at least `capacity` elements: a reused one
@@ -189,8 +192,10 @@ pub(crate) fn take<T: Reusable>(capacity: usize) -> Vec<T> {
   }
   // Rounded up so that it also fits the next request of about the same size:
   // the steps of one read ask for n and n + 1 elements of the same file.
-  let capacity = if bytes >= ROUND_UP_FROM_BYTES {
-    (bytes + LARGE_STEP_BYTES).next_multiple_of(LARGE_STEP_BYTES) / std::mem::size_of::<T>()
+  // From eight steps on: requests below are rounded to nothing that matters.
+  let capacity = if bytes >= 8 * tuned!(LARGE_STEP_BYTES) {
+    let step: usize = tuned!(LARGE_STEP_BYTES);
+    (bytes + step).next_multiple_of(step) / std::mem::size_of::<T>()
   } else {
     capacity
   };
@@ -211,11 +216,27 @@ pub(crate) fn give<T: Reusable>(mut buf: Vec<T>) {
     // thread-local is released.
     let replaced = T::with_local(|local| {
       local.push(buf);
-      let keep = LOCAL_KEEP_HERE.try_with(Cell::get).unwrap_or(LOCAL_KEEP);
+      let keep = LOCAL_KEEP_HERE.try_with(Cell::get).unwrap_or(tuned!(LOCAL_KEEP));
       (local.len() > keep).then(|| local.remove(0))
     });
     drop(replaced);
   }
+}
+
+/// Gives back to the system the pages of `buf` past its length, which a
+/// buffer reused from the pool may have written for a longer string before:
+/// an external string holds its buffer whole for as long as it lives, and
+/// should cost no more memory than its own units (Linux, whose large buffers
+/// are our own mappings; elsewhere nothing).
+pub(crate) fn release_unused<T>(buf: &Vec<T>) {
+  #[cfg(target_os = "linux")]
+  mapped::release_after(
+    buf.as_ptr().cast(),
+    std::mem::size_of_val(buf.as_slice()),
+    bytes_of(buf),
+  );
+  #[cfg(not(target_os = "linux"))]
+  let _ = buf;
 }
 
 /// Whether a reaper thread is running (or being started).
@@ -236,15 +257,17 @@ fn start_reaper() {
   }
 }
 
-/// How often the reaper looks: buffers are freed within a quarter of
-/// `KEEP_IDLE_FOR` after it.
-const REAP_EVERY: Duration = Duration::from_millis(KEEP_IDLE_FOR.as_millis() as u64 / 4);
+/// How long buffers are kept idle (`limits::KEEP_IDLE_FOR`).
+fn keep_idle_for() -> Duration {
+  tuned!(KEEP_IDLE_FOR)
+}
 
 /// The reaper: frees the buffers idle for longer than `KEEP_IDLE_FOR`; ends
 /// when none is left.
 fn reap() {
   loop {
-    std::thread::sleep(REAP_EVERY);
+    // Buffers are freed within a quarter of the idle time after it.
+    std::thread::sleep(keep_idle_for() / 4);
     if expire_idle() > 0 {
       continue;
     }
@@ -269,7 +292,7 @@ fn expire_idle() -> usize {
     drop(expired); // freed outside the lock
     left.unwrap_or(0)
   }
-  let Some(cutoff) = Instant::now().checked_sub(KEEP_IDLE_FOR) else {
+  let Some(cutoff) = Instant::now().checked_sub(keep_idle_for()) else {
     return 1; // the clock is younger than KEEP_IDLE_FOR: nothing can be old yet
   };
   expire::<u8>(cutoff) + expire::<u16>(cutoff)

@@ -34,25 +34,43 @@ use napi_derive::napi;
 
 use crate::external_memory;
 use crate::js_string::{self, Maker, Outcome, Reply, FS_ANSWERS, STRING_TOO_LONG};
-use crate::limits::{
-  BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_SPARES as SPARES_MAX,
-  BATCH_WINDOW as WINDOW, LOCAL_KEEP,
-};
+use crate::limits::{tuned, BATCH_MAX_THREADS as MAX_THREADS};
+
+/// At most this many results wait for the JS thread (`limits::BATCH_WINDOW`).
+fn window() -> usize {
+  tuned!(BATCH_WINDOW)
+}
+
+/// Readers start no new file past this many bytes waiting
+/// (`limits::BATCH_PENDING_MAX_BYTES`).
+fn pending_max_bytes() -> usize {
+  tuned!(BATCH_PENDING_MAX_BYTES)
+}
+
+/// Spent buffers the JS thread holds out for the readers (`limits::BATCH_SPARES`).
+fn spares_max() -> usize {
+  tuned!(BATCH_SPARES)
+}
 
 /// Results the JS thread makes into strings at a time, a quarter of the
 /// window (readers fill the rest meanwhile): per handle scope (sync), so a
 /// list of 10^5 files does not hold 10^5 handles at once, and per wake-up
 /// (async), each of which costs it a callback.
-const BATCH_RUN: usize = WINDOW / 4;
+fn batch_run() -> usize {
+  window() / 4
+}
 
 /// Results taken out of the ring (no longer counted in the pending bytes)
 /// whose strings the JS thread makes before it reads any further.
-const TAKEN_MAX_BYTES: usize = PENDING_MAX_BYTES / 4;
-/// Small buffers of each element type a batch's readers keep between them.
-const READERS_KEEP: usize = SPARES_MAX / 2;
+fn taken_max_bytes() -> usize {
+  pending_max_bytes() / 4
+}
+
 /// Spent buffers a reader takes with each file it claims: a read buffer and
 /// a conversion's output, for this file and the next.
-const SPARES_PER_CLAIM: usize = 2 * LOCAL_KEEP;
+fn spares_per_claim() -> usize {
+  2 * tuned!(LOCAL_KEEP)
+}
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::Text;
 use crate::{buffers, pipeline, read};
@@ -280,7 +298,7 @@ fn ends_a_run(done: &Done) -> bool {
 
 impl Batch {
   fn new(paths: Paths, reading: Reading, ahead: Ahead, readers: usize, too_large: i32, waker: Waker) -> Self {
-    let window = paths.len().clamp(1, WINDOW);
+    let slots = paths.len().clamp(1, window());
     Batch {
       readers,
       paths,
@@ -291,7 +309,7 @@ impl Batch {
       state: Mutex::new(State {
         claimed: 0,
         emitted: 0,
-        slots: (0..window).map(|_| None).collect(),
+        slots: (0..slots).map(|_| None).collect(),
         pending_bytes: 0,
         stop: false,
         js_waiting: false,
@@ -317,7 +335,7 @@ impl Batch {
     !st.stop
       && st.claimed < self.len()
       && st.claimed < st.emitted + st.slots.len()
-      && (st.pending_bytes < PENDING_MAX_BYTES || st.claimed == st.emitted)
+      && (st.pending_bytes < pending_max_bytes() || st.claimed == st.emitted)
   }
 
   /// `read` run on the path of entry `index`; `None` (fs answers: JS then
@@ -395,7 +413,7 @@ impl Batch {
         }
       }
       Waker::Callback(wake) => {
-        let worth_it = now || st.ready_end - st.emitted >= BATCH_RUN || st.claimed >= self.len();
+        let worth_it = now || st.ready_end - st.emitted >= batch_run() || st.claimed >= self.len();
         if !st.wake_queued && worth_it {
           st.wake_queued = true;
           let delivered = wake
@@ -426,7 +444,7 @@ impl Batch {
 
   /// A reader thread's loop: take an index, read it, store the result.
   fn work(&self) {
-    buffers::keep_locally((READERS_KEEP / self.readers.max(1)).max(LOCAL_KEEP));
+    buffers::keep_locally((spares_max() / 2 / self.readers.max(1)).max(tuned!(LOCAL_KEEP)));
     let mut finished: Option<(usize, Done)> = None;
     let mut spares = Vec::new();
     loop {
@@ -457,7 +475,7 @@ impl Batch {
       }
       let index = st.claimed;
       st.claimed += 1;
-      let left = st.spares.len().saturating_sub(SPARES_PER_CLAIM);
+      let left = st.spares.len().saturating_sub(spares_per_claim());
       spares.extend(st.spares.drain(left..));
       drop(st);
       spares.drain(..).for_each(Text::give_back);
@@ -474,7 +492,7 @@ impl Batch {
       spent.append(&mut st.spares);
       return;
     }
-    let room = SPARES_MAX.saturating_sub(st.spares.len()).min(spent.len());
+    let room = spares_max().saturating_sub(st.spares.len()).min(spent.len());
     st.spares.extend(spent.drain(..room));
   }
 
@@ -665,7 +683,7 @@ pub fn read_files_next(env: Env, handle: &External<BatchHandle>, out: Array) -> 
 /// their values; reads a file itself while the next result is not ready.
 /// Returns the index of the first entry that is not a string, or the length.
 fn next_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi::Result<usize> {
-  let mut taken = Vec::with_capacity(BATCH_RUN);
+  let mut taken = Vec::with_capacity(batch_run());
   let mut spent = Vec::new();
   loop {
     let mut st = lock(&batch.state);
@@ -691,13 +709,13 @@ fn next_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi::R
     let mut taken_bytes = 0;
     loop {
       let before = taken.len();
-      batch.take_ready(&mut st, &mut taken, BATCH_RUN - before, true);
+      batch.take_ready(&mut st, &mut taken, batch_run() - before, true);
       taken_bytes += taken[before..]
         .iter()
         .map(|(_, done)| result_bytes(done))
         .sum::<usize>();
       let run_ended = taken.last().is_some_and(|(_, done)| ends_a_run(done));
-      if run_ended || st.emitted >= batch.len() || taken.len() >= BATCH_RUN || taken_bytes >= TAKEN_MAX_BYTES {
+      if run_ended || st.emitted >= batch.len() || taken.len() >= batch_run() || taken_bytes >= taken_max_bytes() {
         break;
       }
       if batch.may_claim(&st) && st.claimed > st.emitted {
@@ -929,7 +947,7 @@ mod tests {
     loop {
       let mut st = lock(&batch.state);
       batch.keep_spares(&mut st, &mut spent);
-      assert!(st.spares.len() <= SPARES_MAX, "{} spares", st.spares.len());
+      assert!(st.spares.len() <= spares_max(), "{} spares", st.spares.len());
       batch.take_ready(&mut st, &mut taken, usize::MAX, false);
       let over = st.emitted >= batch.len();
       if over {

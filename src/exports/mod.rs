@@ -51,7 +51,7 @@ pub fn read_fd(env: Env, fd: i32) -> Reply {
 #[napi(js_name = "noteHeapBytes")]
 pub fn note_heap_bytes(bytes: f64) -> u32 {
   js_string::note_heap_bytes(bytes as usize);
-  limits::HEAP_CHECK_EVERY
+  limits::tuned!(HEAP_CHECK_EVERY)
 }
 
 /// Takes lib/heap.js's function that measures the calling thread's heap: the
@@ -74,6 +74,17 @@ pub fn set_lean_strings(lean: bool) -> bool {
 #[napi(js_name = "engine")]
 pub fn engine() -> &'static str {
   transcode::engine()
+}
+
+/// Every threshold of `limits` by name, as this process uses it (the
+/// calibrate suite's reference). Only in the bench build.
+#[cfg(feature = "bench")]
+#[napi(js_name = "thresholds")]
+pub fn thresholds(env: Env) -> std::collections::HashMap<String, f64> {
+  limits::all(js_string::external_from(env.raw()))
+    .into_iter()
+    .map(|(name, value)| (name.to_owned(), value as f64))
+    .collect()
 }
 
 /// Which reader this build has ("syscalls" or "portable"; see `read`).

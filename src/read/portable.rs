@@ -16,7 +16,7 @@ use super::{
   cancelled, empty_with_room, grow_towards, known_size, max_bytes, room_for, too_long, ReadError, ReadFacts, Split,
   Stop,
 };
-use crate::limits::READ_CHUNK_BYTES;
+use crate::limits::tuned;
 
 pub const NAME: &str = "portable";
 
@@ -139,7 +139,7 @@ fn read_file(
       }
       grow_towards(buf, max);
     }
-    let room = (buf.capacity() - buf.len()).min(READ_CHUNK_BYTES);
+    let room = (buf.capacity() - buf.len()).min(tuned!(READ_CHUNK_BYTES));
     // std reads into the spare capacity without zeroing it and retries EINTR;
     // `take` keeps it within the room, so it never grows the buffer itself.
     let n = reader.by_ref().take(room as u64).read_to_end(buf).map_err(&error)?;

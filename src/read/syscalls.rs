@@ -19,11 +19,18 @@ use super::{
   cancelled, empty_with_room, grow_towards, known_size, max_bytes, room_for, too_long, ReadError, ReadFacts, Split,
   Stop, Syscall,
 };
-use crate::limits::{PAGE_BYTES, READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES};
+use crate::limits::{tuned, PAGE_BYTES};
+
+/// The chunk of a large read (`limits::READ_CHUNK_BYTES`).
+fn read_chunk() -> usize {
+  tuned!(READ_CHUNK_BYTES)
+}
 
 /// Files not split are read chunk by chunk from this size on: smaller ones in
 /// one read, which chunks would only cut up.
-const CHUNKED_READ_MIN_BYTES: usize = 4 * READ_CHUNK_BYTES;
+fn chunked_read_min() -> usize {
+  4 * read_chunk()
+}
 use crate::two_threads::{both, page_aligned_middle};
 
 pub const NAME: &str = "syscalls";
@@ -106,7 +113,7 @@ fn read_known_kind(
   empty_with_room(buf, room_for(known));
   // The ASCII prefix of what `buf` holds before the plain read (a probed head).
   let mut head_ascii = 0;
-  if known.is_some() && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed {
+  if known.is_some() && size >= tuned!(SPLIT_READ_MIN_BYTES) && split == Split::Allowed {
     // ASCII needs no conversion, and its copy alone gains too little from a
     // second thread: a file whose first page is ASCII is read on this one.
     if read_head_is_ascii(fd, buf)? {
@@ -159,8 +166,8 @@ fn read_sized(
   mut ascii_prefix: usize,
 ) -> Result<usize, ReadError> {
   let wanted = buf.capacity();
-  let chunk = if wanted >= CHUNKED_READ_MIN_BYTES {
-    READ_CHUNK_BYTES
+  let chunk = if wanted >= chunked_read_min() {
+    read_chunk()
   } else {
     wanted
   };
@@ -231,10 +238,10 @@ fn pread_checking_ascii(fd: RawFd, dst: &mut [MaybeUninit<u8>], offset: usize) -
   let mut done = 0;
   let mut ascii = true;
   while done < dst.len() {
-    let end = if dst.len() - done < 2 * READ_CHUNK_BYTES {
+    let end = if dst.len() - done < 2 * read_chunk() {
       dst.len()
     } else {
-      done + READ_CHUNK_BYTES
+      done + read_chunk()
     };
     let n = pread_retrying(fd, &mut dst[done..end], offset + done)?;
     // SAFETY: pread(2) initialised these `n` bytes.
@@ -284,7 +291,7 @@ fn grow_until_eof(fd: RawFd, stop: Stop, buf: &mut Vec<u8>) -> Result<(), ReadEr
     if buf.len() == buf.capacity() {
       grow_towards(buf, max);
     }
-    if read_appending(fd, buf, READ_CHUNK_BYTES.min(max - buf.len()))? == 0 {
+    if read_appending(fd, buf, read_chunk().min(max - buf.len()))? == 0 {
       return Ok(());
     }
   }
@@ -318,6 +325,8 @@ fn os_error(e: io::Error, syscall: Syscall) -> ReadError {
 #[cfg(test)]
 mod tests {
   use super::*;
+  use crate::limits::{READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES};
+  const CHUNKED_READ_MIN_BYTES: usize = 4 * READ_CHUNK_BYTES;
   use crate::read::{read_path, read_path_into, with_terminated};
   use std::fs::File;
   use std::io::Write;

@@ -21,7 +21,9 @@ use std::mem::MaybeUninit;
 
 use super::{simd, starts_invalid};
 use crate::buffers::{self as pool, Reusable};
-use crate::limits::{PARALLEL_MIN_BYTES, READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES};
+use crate::limits::tuned;
+#[cfg(test)]
+use crate::limits::PARALLEL_MIN_BYTES;
 
 /// Below this many bytes, the end of an exactly-sized conversion goes through
 /// a buffer on the stack (the converters want room for one unit per byte).
@@ -34,7 +36,7 @@ use crate::two_threads::{both, page_aligned_middle};
 /// in two halves (converting it on one thread would read the other core's
 /// half, slowly); never where it was read alone.
 pub(super) fn split_conversion(len: usize, facts: ReadFacts) -> bool {
-  !facts.alone && (len >= PARALLEL_MIN_BYTES || (facts.in_halves && len >= SPLIT_READ_MIN_BYTES))
+  !facts.alone && (len >= tuned!(PARALLEL_MIN_BYTES) || (facts.in_halves && len >= tuned!(SPLIT_READ_MIN_BYTES)))
 }
 
 /// Whether `len` bytes that did not convert as valid text are decoded with
@@ -42,7 +44,7 @@ pub(super) fn split_conversion(len: usize, facts: ReadFacts) -> bool {
 /// half's units must then be moved after the left's, which only a larger
 /// input repays), never where they were read alone.
 pub(super) fn split_lossy(len: usize, facts: ReadFacts) -> bool {
-  !facts.alone && len >= 2 * PARALLEL_MIN_BYTES
+  !facts.alone && len >= 2 * tuned!(PARALLEL_MIN_BYTES)
 }
 
 /// A validating converter: writes the conversion of its input at the start of
@@ -175,7 +177,7 @@ fn room_for_left(left: &[u8], count: fn(&[u8]) -> usize) -> usize {
 /// continuation bytes): wide text is refused here, before the Latin-1 count
 /// of its left half.
 fn looks_latin1(bytes: &[u8]) -> bool {
-  let head = &bytes[..bytes.len().min(READ_CHUNK_BYTES)];
+  let head = &bytes[..bytes.len().min(tuned!(READ_CHUNK_BYTES))];
   head.iter().copied().max().is_none_or(|max| max <= 0xC3)
 }
 

@@ -8,7 +8,7 @@ use std::mem::MaybeUninit;
 use super::halves::{Lossy, LossyAppend, LossyDecoder};
 use super::{dense, halves, simd};
 use crate::buffers;
-use crate::limits::{DENSE_ERROR_SPACING, DENSE_MIN_ERRORS};
+use crate::limits::tuned;
 use crate::read::ReadFacts;
 
 /// encoding_rs's lossy decoder: the fallback engine's (without simdutf). That
@@ -95,7 +95,7 @@ pub(super) fn decode_lossy_simd_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]
     errors += 1;
     rest = &rest[valid + invalid..];
     let consumed = bytes.len() - rest.len();
-    if errors >= DENSE_MIN_ERRORS && errors * DENSE_ERROR_SPACING > consumed {
+    if errors >= tuned!(DENSE_MIN_ERRORS) && errors * tuned!(DENSE_ERROR_SPACING) > consumed {
       return replaced(written + dense::decode_into(rest, &mut room[written..]));
     }
   }

@@ -13,7 +13,7 @@ mod simd;
 
 use crate::buffers;
 use crate::classify::{classify_after_ascii, is_ascii_after, Class};
-use crate::limits::READ_CHUNK_BYTES;
+use crate::limits::tuned;
 use crate::read::ReadFacts;
 
 /// The code units of the finished string, owned, ready to hand to V8.
@@ -148,7 +148,7 @@ fn decode_wide(bytes: &[u8], split: bool, facts: ReadFacts) -> (Vec<u16>, bool) 
 /// character cut at their end): text refused there need not be counted or
 /// converted by a route that only valid text finishes.
 pub(crate) fn starts_invalid(bytes: &[u8]) -> bool {
-  let head = &bytes[..bytes.len().min(READ_CHUNK_BYTES)];
+  let head = &bytes[..bytes.len().min(tuned!(READ_CHUNK_BYTES))];
   matches!(simdutf8::compat::from_utf8(head), Err(e) if e.error_len().is_some())
 }
 

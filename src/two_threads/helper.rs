@@ -19,6 +19,8 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::Instant;
 
+use crate::limits::tuned;
+#[cfg(test)]
 use crate::limits::KEEP_IDLE_FOR;
 
 type Task = Box<dyn FnOnce() + Send + 'static>;
@@ -86,7 +88,7 @@ impl Helper {
       }
       let (next, waited) = self
         .task_ready
-        .wait_timeout(state, KEEP_IDLE_FOR)
+        .wait_timeout(state, tuned!(KEEP_IDLE_FOR))
         .unwrap_or_else(|e| e.into_inner());
       state = next;
       if waited.timed_out() && state.task.is_none() {
