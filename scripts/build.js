@@ -11,7 +11,7 @@ const ROOT = path.join(__dirname, '..')
 const NEEDS =
   'Building readfile-utf8 from source (npm install in a clone of its repository) needs\n' +
   '  - Rust with cargo: https://rustup.rs\n' +
-  '  - a C++ compiler (g++ or clang++; on Windows, Visual Studio Build Tools), for simdutf.\n' +
+  '  - a C and C++ compiler (gcc/g++ or clang; on Windows, Visual Studio Build Tools), for simdutf and the link.\n' +
   '`npm install readfile-utf8` from the registry never needs either: it installs a prebuilt binary.'
 
 function fail(why) {
@@ -21,8 +21,8 @@ function fail(why) {
 
 const cargo = spawnSync('cargo', ['--version'], { encoding: 'utf8', shell: process.platform === 'win32' })
 if (cargo.error || cargo.status !== 0) {
-  const detail = cargo.error ? cargo.error.message : (cargo.stderr || '').trim().split('\n')[0]
-  fail(`cargo did not run (${detail}).`)
+  if (cargo.error?.code === 'ENOENT') fail('cargo is not on PATH.')
+  fail(`\`cargo --version\` failed: ${cargo.error?.message ?? (cargo.stderr || '').trim().split('\n')[0]}`)
 }
 
 let cli
