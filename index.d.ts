@@ -51,20 +51,20 @@ export declare function engine(): 'simdutf' | 'fallback' | 'fs'
 /**
  * How the strings of sync calls (`readFileUtf8`, `readFileSync`, `decodeUtf8`)
  * are made, for the whole process (every thread):
- * - `'lean'` (the default): strings are external only where fs's own are
- *   (large files on Node 26), copied into V8's heap otherwise, so a loop of
- *   reads peaks where fs's does.
- * - `'fast'`: large strings are external strings over our buffers, which
- *   saves the copy. V8 frees those only in full GCs, so a loop of large reads
- *   holds more dead strings at its peak than fs's does: for callers who
- *   would rather spend memory than time.
+ * - `'fast'` (the default): large strings are external strings over our
+ *   buffers, which saves the copy. V8 frees those only in full GCs, so a loop
+ *   of large reads holds some dead strings at its peak; once a bounded amount
+ *   of them is waiting for V8, strings are copied until V8 collects some.
+ * - `'lean'`: strings are external only where fs's own are (large files on
+ *   Node 26), copied into V8's heap otherwise, so a loop of reads peaks where
+ *   fs's does, at the cost of speed (most on Node 20–24).
  *
  * Async reads and batches are not affected: their external strings already
  * peak lower than fs.promises' copies. Returns the mode it replaces; any other
  * value throws an `ERR_INVALID_ARG_VALUE` TypeError. The environment variable
  * `READFILE_UTF8_MEMORY_MODE` (`lean` or `fast`) sets it when the package loads.
  * @example
- * require('readfile-utf8').setMemoryMode('fast') // a build tool with memory to spare
+ * require('readfile-utf8').setMemoryMode('lean') // a server with memory to spare for nothing
  */
 export declare function setMemoryMode(mode: MemoryMode): MemoryMode
 

@@ -10,7 +10,7 @@ const { spawnSync } = require('node:child_process')
 // These tests expect the default memory mode, here and in their children.
 delete process.env.READFILE_UTF8_MEMORY_MODE
 const api = require('..')
-const { scratch, assertSameError } = require('./helpers')
+const { scratch, assertSameError, installPackage } = require('./helpers')
 
 const file = scratch('api.txt')
 fs.writeFileSync(file, Buffer.from([...Buffer.from('héllo wörld 中 😀 '), 0xff, 0x41]))
@@ -118,24 +118,45 @@ test('the ESM entry exports the same functions', () => {
     if (def.readFileUtf8 !== readFileUtf8 || typeof engine() !== 'string') process.exit(3)
     const m = await import('readfile-utf8')
     if (m.decodeUtf8(Buffer.from('é')) !== 'é' || (await m.readFileUtf8Async(p)) !== fsRead(p, 'utf8') || (await m.promises.readFile(p, 'utf8')) !== fsRead(p, 'utf8')) process.exit(4)
-    if (m.setMemoryMode('fast') !== 'lean' || readFileUtf8(p) !== fsRead(p, 'utf8') || def.setMemoryMode('lean') !== 'fast') process.exit(5)
+    if (m.setMemoryMode('lean') !== 'fast' || readFileUtf8(p) !== fsRead(p, 'utf8') || def.setMemoryMode('fast') !== 'lean') process.exit(5)
     console.log('esm ok')`
   // Resolve the package by name from a folder whose node_modules links to us.
   const home = scratch('esm-home')
-  fs.mkdirSync(path.join(home, 'node_modules'), { recursive: true })
-  fs.symlinkSync(path.join(__dirname, '..'), path.join(home, 'node_modules', 'readfile-utf8'))
+  installPackage(home, 'readfile-utf8', path.join(__dirname, '..'))
   fs.writeFileSync(path.join(home, 'check.mjs'), script)
   const r = spawnSync(process.execPath, [path.join(home, 'check.mjs')], { encoding: 'utf8', cwd: home })
   assert.equal(r.status, 0, r.stderr)
   assert.equal(r.stdout.trim(), 'esm ok')
 })
 
+test('the ESM entry has a named export for every CommonJS export, and the same values', () => {
+  const home = scratch('esm-names-home')
+  fs.mkdirSync(path.join(home, 'node_modules'), { recursive: true })
+  fs.symlinkSync(path.join(__dirname, '..'), path.join(home, 'node_modules', 'readfile-utf8'))
+  for (const [entry, file] of [['readfile-utf8', 'index'], ['readfile-utf8/register', 'register']]) {
+    fs.writeFileSync(
+      path.join(home, 'names.mjs'),
+      `import * as esm from '${entry}'
+      import { createRequire } from 'node:module'
+      const cjs = createRequire(import.meta.url)('${entry}')
+      const names = (o) => Object.keys(o).filter((k) => k !== 'default').sort()
+      const same = names(esm).every((k) => esm[k] === cjs[k]) && esm.default === cjs
+      console.log(JSON.stringify({ esm: names(esm), cjs: names(cjs), same }))`,
+    )
+    const r = spawnSync(process.execPath, [path.join(home, 'names.mjs')], { encoding: 'utf8', cwd: home })
+    assert.equal(r.status, 0, r.stderr)
+    const { esm, cjs, same } = JSON.parse(r.stdout)
+    assert.deepEqual(esm, cjs, `${file}.mjs exports what ${file}.js exports`)
+    assert.ok(cjs.length >= 3 && same, entry)
+  }
+})
+
 test('index.d.ts type-checks real usage (and rejects misuse)', () => {
   const tsc = require.resolve('typescript/bin/tsc')
   const dir = scratch('types')
-  fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true })
-  fs.symlinkSync(path.join(__dirname, '..'), path.join(dir, 'node_modules', 'readfile-utf8'))
-  fs.symlinkSync(path.join(__dirname, '..', 'node_modules', '@types'), path.join(dir, 'node_modules', '@types'))
+  installPackage(dir, 'readfile-utf8', path.join(__dirname, '..'))
+  // @types/node and what it imports (found beside it when copied).
+  for (const name of ['@types', 'undici-types']) installPackage(dir, name, path.join(__dirname, '..', 'node_modules', name))
   const compile = (source) => {
     fs.writeFileSync(path.join(dir, 'use.ts'), source)
     return spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', 'use.ts'], { cwd: dir, encoding: 'utf8' })

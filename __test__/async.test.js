@@ -11,7 +11,7 @@ const { spawnSync, execFileSync } = require('node:child_process')
 
 const api = require('..')
 const { readFileUtf8Async, promises } = api
-const { SCRATCH, scratch, errorFields, osErrorFixtures } = require('./helpers')
+const { SCRATCH, scratch, errorFields, osErrorFixtures, unsupportedOnWindows } = require('./helpers')
 
 const { existing, osErrors: OS_ERRORS } = osErrorFixtures('async-')
 
@@ -219,7 +219,7 @@ function runChild(script, args, blockedMessage) {
   return JSON.parse(r.stdout)
 }
 
-test('reads of FIFOs that only a timer on the main thread feeds complete: the main thread never waits in open or read', () => {
+test('reads of FIFOs that only a timer on the main thread feeds complete: the main thread never waits in open or read', unsupportedOnWindows('FIFOs (mkfifo)'), () => {
   // Each async entry point reads a FIFO with no writer. Only a 1 ms timer on
   // the main thread opens the FIFOs for writing and writes them, a chunk per
   // tick, so the reads finish only if that timer keeps firing while they are
@@ -266,7 +266,7 @@ test('reads of FIFOs that only a timer on the main thread feeds complete: the ma
   assert.ok(out.ticksInFlight >= 20, `the timer fired ${out.ticksInFlight} times while the reads were in flight`)
 })
 
-test('large async reads leave the main thread free: it spends a small share of the CPU time they take', (t) => {
+test('large async reads leave the main thread free: it spends a small share of the CPU time they take', unsupportedOnWindows('per-thread CPU time is read from /proc/self/task'), (t) => {
   // Files of dense errors (the costliest decode), below the size from which a
   // decode is split across two threads. Main-thread CPU time, from the kernel's
   // per-thread accounting, against the whole process's over the reads.

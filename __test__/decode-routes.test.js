@@ -71,6 +71,16 @@ test('the running Node has its thresholds from the table', () => {
   assert.ok(Number.isInteger(NATIVE_FROM_IF_CUT) && NATIVE_FROM_IF_CUT > 0 && NATIVE_FROM_IF_CUT <= NATIVE_FROM)
 })
 
+test('a Node line not in the table takes the nearest measured one (the newer between two)', () => {
+  const line = (version) => Number(Object.entries(ROUTES).find(([, r]) => r === routes.routesFor(version))[0])
+  const measured = Object.keys(ROUTES).map(Number)
+  for (const major of measured) assert.equal(line(`${major}.1.0`), major)
+  const expected = { 18: 20, 19: 20, 21: 22, 23: 24, 25: 26, 27: 26, 30: 26 }
+  for (const [major, nearest] of Object.entries(expected)) {
+    if (!measured.includes(Number(major))) assert.equal(line(`${major}.0.0`), nearest, `Node ${major}`)
+  }
+})
+
 test('cutAtAnEdge: true exactly where a range of valid text is not on character boundaries', () => {
   const text = Buffer.from('aé中😀b\u0080\u07ff\u0800\uffff\u{10000}\u{10ffff}z')
   let checked = 0

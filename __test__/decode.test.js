@@ -75,3 +75,27 @@ test('the input is not retained or modified; the result does not change when the
     assert.equal(s, source)
   }
 })
+
+test('shared memory, which another thread may write at any time, reaches the native decoder only as a copy', () => {
+  const native = require('../lib/native')
+  const original = native.decodeUtf8
+  const seen = []
+  native.decodeUtf8 = (bytes, ...rest) => {
+    seen.push(Object.prototype.toString.call(bytes.buffer))
+    return original(bytes, ...rest)
+  }
+  try {
+    const size = 1 << 20
+    const shared = new SharedArrayBuffer(size + 8)
+    const text = Buffer.from('é中😀x'.repeat(size)).subarray(0, size)
+    new Uint8Array(shared).set(text)
+    const view = new Uint8Array(shared, 3, size)
+    const expected = Buffer.from(view).toString('utf8')
+    assert.equal(decodeUtf8(view), expected)
+    assert.equal(decodeUtf8(shared, 5, size - 7), Buffer.from(shared).toString('utf8', 5, size - 7))
+    assert.equal(decodeUtf8(text), text.toString('utf8'))
+    assert.deepEqual(seen, ['[object ArrayBuffer]', '[object ArrayBuffer]', '[object ArrayBuffer]'])
+  } finally {
+    native.decodeUtf8 = original
+  }
+})

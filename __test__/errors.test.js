@@ -8,7 +8,7 @@ const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
 const { readFileUtf8, readFileSync } = require('..')
-const { SCRATCH, scratch, assertSameError, errorFields, thrown, osErrorFixtures } = require('./helpers')
+const { SCRATCH, scratch, assertSameError, errorFields, thrown, osErrorFixtures, unsupportedOnWindows } = require('./helpers')
 
 const { existing, osErrors: OS_ERRORS } = osErrorFixtures('')
 
@@ -93,7 +93,7 @@ test('bad options give fs\'s errors; readFileUtf8 rejects non-UTF-8 encodings cl
   assert.equal(readFileUtf8(existing, { signal: options.signal }), fs.readFileSync(existing, options))
 })
 
-test('EACCES (checked as an unprivileged user) is fs\'s error', () => {
+test('EACCES (checked as an unprivileged user) is fs\'s error', unsupportedOnWindows('POSIX modes and users'), () => {
   const locked = scratch('locked.txt')
   fs.writeFileSync(locked, 'secret')
   fs.chmodSync(locked, 0o000)

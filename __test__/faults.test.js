@@ -8,7 +8,7 @@ const path = require('node:path')
 const { spawn, spawnSync, execFileSync } = require('node:child_process')
 
 const { readFileUtf8, readFileUtf8Async } = require('..')
-const { scratch } = require('./helpers')
+const { scratch, unsupportedOnWindows } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
 
@@ -150,7 +150,7 @@ test('a file growing (appends cut inside characters) while being read: a prefix 
   }
 })
 
-test('signals arriving during long sync and async reads of a slow FIFO: retried, result whole', () => {
+test('signals arriving during long sync and async reads of a slow FIFO: retried, result whole', unsupportedOnWindows('FIFOs (mkfifo) and POSIX signals'), () => {
   const fifo = scratch('signals.fifo')
   execFileSync('mkfifo', [fifo])
   const text = 'signals é 中 😀\n'.repeat(6000)

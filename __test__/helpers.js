@@ -16,8 +16,18 @@ const SCRATCH = GIVEN
   : fs.mkdtempSync(path.join(os.tmpdir(), 'readfile-utf8-test-'))
 process.on('exit', () => fs.rmSync(SCRATCH, { recursive: true, force: true }))
 
-/** A child's environment in the fast memory mode, where sync calls make external strings. */
+/** A child's environment in the fast memory mode (the default), where sync calls make external strings. */
 const FAST_MODE_ENV = { ...process.env, READFILE_UTF8_MEMORY_MODE: 'fast' }
+
+/**
+ * The most a loop of reads may peak at in the default (fast) memory mode, in
+ * MiB, given fs's peak for the same loop: what README promises (a quarter
+ * above fs's, or 128 MiB above it, whichever is more). The lean mode
+ * promises 1.25 × fs's.
+ */
+function defaultPeakBound(fsPeakMiB) {
+  return Math.max(1.25 * fsPeakMiB, fsPeakMiB + 128)
+}
 
 /** A path in this process's scratch folder. */
 function scratch(name) {
@@ -114,4 +124,55 @@ function osErrorFixtures(prefix) {
   return { existing, dir, loopA, osErrors }
 }
 
-module.exports = { SCRATCH, FAST_MODE_ENV, scratch, hex, assertSameAsFs, thrown, errorFields, assertSameError, osErrorFixtures }
+/**
+ * Test options for a test (or subtest) that cannot apply on Windows: skipped
+ * there with `reason`, so that the skip is counted and listed, never passed.
+ */
+function unsupportedOnWindows(reason) {
+  return process.platform === 'win32' ? { skip: `not on Windows: ${reason}` } : {}
+}
+
+/** Why fd counts are not checked on Windows (see unsupportedOnWindows). */
+const NO_FD_COUNT = 'open fds are counted in /proc/self/fd (Linux)'
+
+/** How many fds this process has open (/proc/self/fd). */
+function openFdCount() {
+  return fs.readdirSync('/proc/self/fd').length
+}
+
+/**
+ * Makes `name` resolve from `dir` (as `dir/node_modules/name`) to the package
+ * folder `target`: a link (a junction on Windows), or a copy where links do
+ * not resolve (Wine makes none). Returns the installed path, through which
+ * the package's own modules are reached either way.
+ */
+function installPackage(dir, name, target) {
+  const dest = path.join(dir, 'node_modules', name)
+  fs.mkdirSync(path.dirname(dest), { recursive: true })
+  try {
+    fs.symlinkSync(target, dest, process.platform === 'win32' ? 'junction' : 'dir')
+  } catch {}
+  if (!fs.existsSync(dest)) {
+    fs.rmSync(dest, { recursive: true, force: true })
+    const skip = /[\\/](node_modules|target|\.git|npm|benchmark)$/
+    fs.cpSync(target, dest, { recursive: true, filter: (src) => src === target || !skip.test(src) })
+  }
+  return dest
+}
+
+module.exports = {
+  SCRATCH,
+  FAST_MODE_ENV,
+  defaultPeakBound,
+  NO_FD_COUNT,
+  scratch,
+  hex,
+  assertSameAsFs,
+  thrown,
+  errorFields,
+  assertSameError,
+  osErrorFixtures,
+  unsupportedOnWindows,
+  openFdCount,
+  installPackage,
+}

@@ -5,7 +5,7 @@
 // must be copies, and a loop of reads must bring on no more full GCs than the
 // same loop of Node's own calls. And every string is still fs's. The children
 // run in the fast memory mode, whose sync calls would otherwise make external
-// strings (the lean default copies where fs does).
+// strings (the lean mode copies where fs does).
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')

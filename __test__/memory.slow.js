@@ -1,8 +1,8 @@
 'use strict'
 // External strings keep their memory outside V8's heap. Unless V8's GC is told
 // about it, a loop of reads grows RSS to gigabytes before any finalizer runs.
-// Sync calls make them in the fast memory mode (the lean default copies where
-// fs does), so every child here runs in it (FAST_MODE_ENV).
+// Sync calls make them in the fast memory mode (the default; the lean mode
+// copies where fs does), so every child here runs in it (FAST_MODE_ENV).
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const path = require('node:path')

@@ -8,14 +8,13 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
-const { scratch } = require('./helpers')
+const { scratch, installPackage } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
 // A folder whose node_modules resolves `readfile-utf8` (us) and `typescript`.
 const home = scratch('register-home')
-fs.mkdirSync(path.join(home, 'node_modules'), { recursive: true })
-fs.symlinkSync(ROOT, path.join(home, 'node_modules', 'readfile-utf8'))
-fs.symlinkSync(path.join(ROOT, 'node_modules', 'typescript'), path.join(home, 'node_modules', 'typescript'))
+const installed = installPackage(home, 'readfile-utf8', ROOT)
+installPackage(home, 'typescript', path.join(ROOT, 'node_modules', 'typescript'))
 
 function run(args, script, name) {
   const file = path.join(home, name)
@@ -27,7 +26,7 @@ function run(args, script, name) {
 
 // Counts the native sync reads from here on (the addon's exports are looked up per call).
 const COUNTER = `
-  const native = require(${JSON.stringify(path.join(ROOT, 'lib', 'native.js'))})
+  const native = require(${JSON.stringify(path.join(installed, 'lib', 'native.js'))})
   const counts = { readPath: 0, files: [] }
   const original = native.readPath
   native.readPath = (...args) => (counts.readPath++, counts.files.push(args[0]), original(...args))
@@ -37,8 +36,8 @@ const COUNTER = `
 test('node -r readfile-utf8/register: require(typescript) reads its modules natively, and it runs', () => {
   const out = run(['-r', 'readfile-utf8/register'], `${COUNTER}
     const fs = require('node:fs')
-    const ours = require('readfile-utf8')
-    const patched = fs.readFileSync === ours.readFileSync && fs.readFile === ours.readFile && fs.promises.readFile === ours.promises.readFile
+    const hook = require('readfile-utf8/register')
+    const patched = hook.isRegistered() && [fs.readFile, fs.promises.readFile].every((f) => f.toString().includes('utf8Request(options)'))
     const ts = require('typescript')
     const js = ts.transpileModule('const x: number = 1; export default x', { compilerOptions: { module: ts.ModuleKind.CommonJS } }).outputText
     const loaded = Object.keys(require.cache).filter((m) => !modulesBefore.has(m))
@@ -47,7 +46,10 @@ test('node -r readfile-utf8/register: require(typescript) reads its modules nati
   assert.match(out.js, /exports.default = x/)
   // Every module file the require loaded (typescript/lib/typescript.js) went through our native read.
   assert.ok(out.loaded.length >= 1)
-  for (const m of out.loaded) assert.ok(out.files.includes(m), `${m} read natively (native reads: ${out.files.join(', ')})`)
+  // (The native read gets the path as fs opens it: on Windows, path.toNamespacedPath's.)
+  for (const m of out.loaded) {
+    assert.ok(out.files.includes(path.toNamespacedPath(m)), `${m} read natively (native reads: ${out.files.join(', ')})`)
+  }
 })
 
 test('a multi-file module tree: every required file is read natively', () => {
@@ -68,16 +70,19 @@ test('node --import readfile-utf8/register: fs and node:fs named imports are pat
     import fs, { readFileSync, readFile } from 'node:fs'
     import { readFile as promisesReadFile } from 'node:fs/promises'
     import { createRequire } from 'node:module'
-    import ours from 'readfile-utf8'
     import { isRegistered, unregister } from 'readfile-utf8/register'
     const require = createRequire(import.meta.url)
     ${COUNTER}
     const ts = require('typescript')
     const ok = ts.transpileModule('let a: string = "x"', {}).outputText.includes('var a = "x"')
-    const patched = fs.readFileSync === ours.readFileSync && readFileSync === ours.readFileSync && readFile === ours.readFile && promisesReadFile === ours.promises.readFile
+    // The hooks: ours (they share the drop-ins' code), in fs and in its named ESM exports.
+    const isOurs = (f) => f.toString().includes('utf8Request(options)')
+    const hooks = [fs.readFileSync, fs.readFile, fs.promises.readFile]
+    const patched = hooks.every(isOurs) && readFileSync === hooks[0] && readFile === hooks[1] && promisesReadFile === hooks[2]
     const before = isRegistered()
     unregister()
-    const restored = fs.readFileSync !== ours.readFileSync && fs.readFile !== ours.readFile && fs.promises.readFile !== ours.promises.readFile
+    // The named imports are live bindings: after unregister() they are fs's own again.
+    const restored = [fs.readFileSync, fs.readFile, fs.promises.readFile, readFileSync, readFile, promisesReadFile].every((f) => !isOurs(f)) && readFileSync === fs.readFileSync
     process.stdout.write(JSON.stringify({ ok, patched, before, after: isRegistered(), restored, nativeReads: counts.readPath }))`, 'esm-app.mjs')
   assert.deepEqual({ ...out, nativeReads: out.nativeReads > 0 }, { ok: true, patched: true, before: true, after: false, restored: true, nativeReads: true })
 })

@@ -9,7 +9,7 @@ const path = require('node:path')
 const { spawn, spawnSync, execFileSync } = require('node:child_process')
 
 const { readFileUtf8, readFileSync, readFileUtf8Async, readFilesUtf8, readFilesUtf8Async } = require('..')
-const { scratch } = require('./helpers')
+const { NO_FD_COUNT, scratch, unsupportedOnWindows, openFdCount } = require('./helpers')
 
 test('procfs files (st_size 0) read to EOF like fs', () => {
   for (const p of ['/proc/version', '/proc/self/cmdline', '/proc/self/environ', '/proc/filesystems']) {
@@ -88,7 +88,7 @@ function feedFifo(fifo, chunks) {
   return spawn(process.execPath, ['-e', script], { stdio: 'inherit' })
 }
 
-test('a FIFO fed in pieces by a child process reads until the writer closes', async () => {
+test('a FIFO fed in pieces by a child process reads until the writer closes', unsupportedOnWindows('FIFOs (mkfifo)'), async () => {
   const fifo = scratch('fifo')
   execFileSync('mkfifo', [fifo])
   // Pieces split inside multi-byte characters and larger than the first chunk.
@@ -161,8 +161,8 @@ test('a file: URL and a Buffer path read the same file as a string path', () => 
   assert.equal(readFileUtf8(new Uint8Array(Buffer.from(file))), 'via URL ✓')
 })
 
-test('our own fds are closed on every path (no fd leak)', () => {
-  const fdCount = () => fs.readdirSync('/proc/self/fd').length
+test('our own fds are closed on every path (no fd leak)', unsupportedOnWindows(NO_FD_COUNT), () => {
+  const fdCount = openFdCount
   const file = scratch('leak.txt')
   fs.writeFileSync(file, 'x')
   const before = fdCount()

@@ -24,6 +24,7 @@ const { saveRun } = require('./results-file')
 const SUITES = {
   read: { script: 'matrix.js', about: "readFileUtf8 vs fs.readFileSync(p, 'utf8'): median, mean, sustained, batched, loaded-heap and gapped speed-ups" },
   memory: { script: 'memory.js', about: 'peak and idle RSS of loops of reads (sync and async), each reader in a fresh process' },
+  mixed: { script: 'mixed.js', about: 'a shuffled sequence of every kind and size (fs, toString, ours, lean, Bun), and the matrix cells one after another vs alone' },
   sustained: { script: 'matrix.js', args: ['--views', 'sustained'], partOf: 'read', about: "the read matrix's plain loops alone" },
   async: { script: 'async.js', about: '64 concurrent readFileUtf8Async vs fs.promises.readFile, with event-loop delay' },
   decode: { script: 'decode.js', about: "decodeUtf8 vs buffer.toString('utf8') and TextDecoder" },
@@ -32,7 +33,7 @@ const SUITES = {
   batch: { script: 'batch.js', about: 'readFilesUtf8(Async) over node_modules and a generated tree, against loops of fs and ours' },
   bun: { script: 'bun.js', fetches: true, about: "readFileUtf8 in plain loops against fs.readFileSync(p, 'utf8') on this Node and on Bun" },
 }
-const DEFAULT_SUITES = ['read', 'memory']
+const DEFAULT_SUITES = ['mixed', 'read', 'memory']
 
 const HELP = `Usage: npm run bench [-- options]    (or: node benchmark/bench.js [options])
 

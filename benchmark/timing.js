@@ -159,16 +159,17 @@ function timeAfterGaps(contenders, { gapMs, budgetMs, minCalls = 15, warmupRound
 
 /**
  * Runs `<runtime(name)> [nodeArgs] <argv(name)>` (this same Node unless told
- * otherwise) for each name once per round, the first name moving on by one each
- * round; each child prints one JSON value. Returns { [name]: [value per round] }.
+ * otherwise, in the environment `env(name)`) for each name once per round, the
+ * first name moving on by one each round; each child prints one JSON value.
+ * Returns { [name]: [value per round] }.
  */
-function inChildren(names, rounds, argv, nodeArgs = [], runtime = () => process.execPath) {
+function inChildren(names, rounds, argv, nodeArgs = [], runtime = () => process.execPath, env = () => process.env) {
   const outputs = Object.fromEntries(names.map((n) => [n, []]))
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < names.length; i++) {
       const name = names[(i + r) % names.length]
       const [exe, args] = [runtime(name), [...nodeArgs, ...argv(name)]]
-      const child = spawnSync(exe, args, { encoding: 'utf8', maxBuffer: 64 << 20 })
+      const child = spawnSync(exe, args, { encoding: 'utf8', maxBuffer: 64 << 20, env: env(name) })
       if (child.status !== 0) throw new Error(`${exe} ${args.join(' ')} failed (${child.status ?? child.signal}): ${child.stderr}`)
       outputs[name].push(JSON.parse(child.stdout))
     }

@@ -1,23 +1,20 @@
 'use strict'
 // The asynchronous entry points: readFileUtf8Async, and fs.readFile /
 // fs.promises.readFile drop-ins. Open, read, classify and transcode run on
-// libuv's thread pool (src/async_read.rs); the main thread only makes the string.
-// Whatever we do not serve natively goes to fs itself, which then answers (or
-// fails) exactly as it always does.
+// libuv's thread pool (src/exports/tasks.rs); the main thread only makes the
+// string. Whatever we do not serve natively, and every native read that
+// failed, goes to fs as it stands (./answers), which then answers (or fails)
+// exactly as it always does.
 const fs = require('node:fs')
 const EventEmitter = require('node:events')
-const { promisify } = require('node:util')
 
 const native = require('./native')
+const answers = require('./answers')
 const { noteHeap } = require('./heap')
-const { failure, FS_ANSWERS, STRING_TOO_LONG } = require('./errors')
+const { failure, FS_ANSWERS } = require('./errors')
 const { DELEGATE, isUtf8, requestedEncoding, readerFlags, utf8Request, asUtf8Options } = require('./options')
-const { nativeArgument, pathForError, hasNul } = require('./paths')
-
-// Kept at load time, so a later patch of fs (readfile-utf8/register) cannot loop back to us.
-const fsReadFile = fs.readFile
-const fsPromisesReadFile = fs.promises.readFile
-const fsReadFileAsPromise = promisify(fsReadFile)
+const { nativeArgument, hasNul } = require('./paths')
+const { readFdAsync } = require('./fd-async')
 
 /**
  * The native reads in flight per signal, each a function that stops it. One
@@ -101,58 +98,24 @@ function abortError(signal) {
   return new AbortErrorClass(undefined, { cause: signal.reason })
 }
 
-// How this Node's fs shapes a failed read(2) — the error for reading a directory
-// — measured once per API: Node 20 names no path and (fs.promises) gives a
-// stack, newer Nodes name the path and give no stack frames.
-const styles = new Map()
-function errorStyle(api) {
-  let style = styles.get(api)
-  if (style === undefined) {
-    const probe = (err) => ({
-      readNamesPath: err != null && Object.hasOwn(err, 'path'),
-      stackless: typeof err?.stack === 'string' && !err.stack.includes('\n'),
-    })
-    style =
-      api === 'promises'
-        ? fsPromisesReadFile(__dirname, 'utf8').then(() => probe(null), probe)
-        : new Promise((resolve) => fsReadFile(__dirname, 'utf8', (err) => resolve(probe(err))))
-    styles.set(api, style)
-  }
-  return style
-}
-
-/** The error `api` ('promises' or 'callback') gives for a native failure code. */
-async function asyncFailure(code, arg, api) {
-  if (code === STRING_TOO_LONG) return failure(code) // the same error everywhere, with its stack
-  const { readNamesPath, stackless } = await errorStyle(api)
-  if (!stackless) return failure(code, pathForError(arg), readNamesPath)
-  const limit = Error.stackTraceLimit
-  Error.stackTraceLimit = 0
-  try {
-    return failure(code, pathForError(arg), readNamesPath)
-  } finally {
-    Error.stackTraceLimit = limit
-  }
-}
-
 /**
  * The read every async API shares, after options were decoded. Returns
  * DELEGATE, synchronously, for calls only fs should answer; otherwise a
  * promise of the string, or of DELEGATE when fs must answer after all, or
- * rejected with `api`'s error ('promises' or 'callback'). `allowFd`: integer
+ * rejected with our own error (see lib/errors.js). `allowFd`: integer
  * fds are read natively (fs.promises.readFile refuses numbers, so its drop-in
  * does not).
  */
-function startRead(path, flags, signal, allowFd, api) {
+function startRead(path, flags, signal, allowFd) {
   if (flags === DELEGATE) return DELEGATE // a bad flag or signal among them
   const arg = nativeArgument(path)
   // Paths with NUL bytes are fs's to reject (fs.readFile even throws
   // synchronously), so they never reach the native read.
   if (arg === DELEGATE || (typeof arg === 'number' && !allowFd) || hasNul(arg)) return DELEGATE
-  return settle(startNative(arg, flags, signal), arg, signal, api)
+  return settle(startNative(arg, flags, signal), signal)
 }
 
-async function settle(reading, arg, signal, api) {
+async function settle(reading, signal) {
   const result = await reading
   // As fs: an abort during the read wins over its result.
   if (signal?.aborted) throw abortError(signal)
@@ -160,7 +123,7 @@ async function settle(reading, arg, signal, api) {
   // Among these, files of kMaxLength bytes or more: fs.promises decodes chunk by
   // chunk and its answer (a string or which error) depends on the Node version.
   if (result === FS_ANSWERS) return DELEGATE
-  throw await asyncFailure(result, arg, api)
+  throw failure(result)
 }
 
 /**
@@ -170,7 +133,7 @@ async function settle(reading, arg, signal, api) {
 async function readAsync(path, flags, signal, allowFd, delegate) {
   // As fs.promises: an aborted signal rejects before the path is looked at.
   if (flags !== DELEGATE && signal?.aborted) throw abortError(signal)
-  const reading = startRead(path, flags, signal, allowFd, 'promises')
+  const reading = startRead(path, flags, signal, allowFd)
   const result = reading === DELEGATE ? DELEGATE : await reading
   return result === DELEGATE ? delegate() : result
 }
@@ -185,41 +148,56 @@ async function readFileUtf8Async(path, options) {
   // A signal only comes in an options object (fs.promises rejects other forms itself).
   const signal = typeof options === 'object' && options !== null ? options.signal : undefined
   return readAsync(path, flags, signal, true, () =>
-    // fs.promises takes no fds; fs.readFile reads them as readFileUtf8Async does.
+    // fs.promises takes no fds; fd-async reads them as its FileHandle.readFile does.
     typeof path === 'number'
-      ? fsReadFileAsPromise(path, asUtf8Options(options))
-      : fsPromisesReadFile(path, asUtf8Options(options)),
+      ? readFdAsync(path, asUtf8Options(options))
+      : answers.direct.promisesReadFile(path, asUtf8Options(options)),
   )
 }
 
 /**
  * `fs.promises.readFile` with exactly its signature: UTF-8 requests are read
- * natively, every other call is passed to `fs.promises.readFile` unchanged.
+ * natively, every other call is passed to `fs.promises.readFile` unchanged —
+ * as `answer` (lib/answers.js) says which: the exported drop-in, or the hook.
  */
-async function promisesReadFile(path, options) {
-  const delegate = () => fsPromisesReadFile(path, options)
-  if (!isUtf8(requestedEncoding(options))) return delegate()
-  const { flags, signal } = utf8Request(options)
-  return readAsync(path, flags, signal, false, delegate)
+function promisesReadFileAnsweredBy(answer) {
+  return async function readFile(path, options) {
+    const delegate = () => answer.promisesReadFile(path, options)
+    if (!isUtf8(requestedEncoding(options))) return delegate()
+    const { flags, signal } = utf8Request(options)
+    return readAsync(path, flags, signal, false, delegate)
+  }
 }
 
 /**
  * `fs.readFile` with exactly its signature: UTF-8 requests for paths are read
- * natively, every other call (fds included) is passed to `fs.readFile` unchanged.
- * The callback runs on a later tick, as fs's does, outside any promise.
+ * natively, every other call (fds included) is passed to `fs.readFile`
+ * unchanged (which one: see `promisesReadFileAnsweredBy`). The callback runs
+ * on a later tick, as fs's does, outside any promise.
  */
-function readFile(path, options, callback) {
-  if (typeof callback !== 'function' || !isUtf8(requestedEncoding(options))) {
-    return Reflect.apply(fsReadFile, fs, arguments)
+function readFileAnsweredBy(answer) {
+  return function readFile(path, options, callback) {
+    if (typeof callback !== 'function' || !isUtf8(requestedEncoding(options))) {
+      return Reflect.apply(answer.readFile, fs, arguments)
+    }
+    const { flags, signal } = utf8Request(options)
+    // An aborted signal: fs calls back with its AbortError itself.
+    const reading = signal?.aborted ? DELEGATE : startRead(path, flags, signal, false)
+    if (reading === DELEGATE) return Reflect.apply(answer.readFile, fs, arguments)
+    reading.then(
+      (result) =>
+        result === DELEGATE ? answer.readFile(path, options, callback) : process.nextTick(callback, null, result),
+      (err) => process.nextTick(callback, err),
+    )
   }
-  const { flags, signal } = utf8Request(options)
-  // An aborted signal: fs calls back with its AbortError itself.
-  const reading = signal?.aborted ? DELEGATE : startRead(path, flags, signal, false, 'callback')
-  if (reading === DELEGATE) return Reflect.apply(fsReadFile, fs, arguments)
-  reading.then(
-    (result) => (result === DELEGATE ? fsReadFile(path, options, callback) : process.nextTick(callback, null, result)),
-    (err) => process.nextTick(callback, err),
-  )
 }
 
-module.exports = { readFileUtf8Async, readFile, promisesReadFile, abortError, asyncFailure }
+const readFile = answers.ourFunction('readFile', readFileAnsweredBy(answers.direct))
+const promisesReadFile = answers.ourFunction('promisesReadFile', promisesReadFileAnsweredBy(answers.direct))
+/** What readfile-utf8/register installs as fs.readFile and fs.promises.readFile. */
+const hooks = {
+  readFile: answers.ourFunction('readFile', readFileAnsweredBy(answers.hooked)),
+  promisesReadFile: answers.ourFunction('promisesReadFile', promisesReadFileAnsweredBy(answers.hooked)),
+}
+
+module.exports = { readFileUtf8Async, readFile, promisesReadFile, hooks, abortError }

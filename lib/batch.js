@@ -1,32 +1,31 @@
 'use strict'
 // readFilesUtf8 / readFilesUtf8Async: a list of files read by several threads
-// at once (src/batch.rs), the strings made on this thread in list order. What
-// the native side cannot answer (fds, argument forms only fs should judge,
-// FS_ANSWERS) is read here, one by one in list order, by the single-file
-// functions, so every result and error is the one a loop over them gives.
+// at once (src/exports/batch.rs), the strings made on this thread in list
+// order. Every entry the native side does not answer is answered here, in
+// list order: fds and argument forms only fs should judge by the single-file
+// functions, native reads that failed by fs as it stands (./answers). So every
+// result and error is the one a loop over the single-file functions gives, and
+// a sync batch that throws stops where that loop stops.
 const os = require('node:os')
 const { inspect } = require('node:util')
+const { isProxy } = require('node:util/types')
+const { constants } = require('node:fs')
 
 const native = require('./native')
+const answers = require('./answers')
 const { noteHeap } = require('./heap')
-const { failure, FS_ANSWERS } = require('./errors')
-const { abortError, asyncFailure } = require('./async')
+const { stringTooLong, FS_ANSWERS, STRING_TOO_LONG, TOO_LARGE } = require('./errors')
+const { abortError, readFileUtf8Async } = require('./async')
+const { readFileUtf8 } = require('./sync')
 const { DELEGATE, isUtf8, openFlags } = require('./options')
-const { nativeArgument, pathForError } = require('./paths')
+const { nativeArgument } = require('./paths')
 
-/** Most threads a batch may use (src/batch.rs MAX_THREADS). */
+/** Most threads a batch may use (src/limits.rs BATCH_MAX_THREADS). */
 const MAX_CONCURRENCY = 256
 /** The default: every core, up to this many; beyond it, reads wait on the disk or the page cache. */
 const DEFAULT_MAX_CONCURRENCY = 16
 
-const hasNative = typeof native.readFiles === 'function'
-
-// index.js requires this file, so its functions are looked up when first needed.
-let single
-function singleReads() {
-  single ??= require('../index')
-  return single
-}
+const hasNative = typeof native.readFilesOpen === 'function'
 
 /** How Node's validators name a wrong value ("Received ..."). */
 function received(value) {
@@ -97,15 +96,16 @@ function batchOptions(options, withSignal) {
 }
 
 /**
- * The native side's list: `paths` itself when every entry is a string, else
- * a copy with Uint8Array paths, file: URLs as strings, and null for what is
- * read here (fds, forms only fs should judge).
+ * The native side's list: `paths` itself when every entry is a string (and
+ * it is a plain array), else a copy with Uint8Array paths, file: URLs as
+ * strings, and null for what is read here (fds, forms only fs should judge).
  */
 function nativeArgs(paths) {
-  let args = null
-  for (let i = 0; i < paths.length; i++) {
-    const path = paths[i]
-    if (typeof path === 'string') continue
+  let args = isProxy(paths) ? Array.prototype.slice.call(paths) : null
+  const list = args ?? paths
+  for (let i = 0; i < list.length; i++) {
+    const path = list[i]
+    if (typeof path === 'string' && nativeArgument(path) === path) continue
     args ??= paths.slice()
     const arg = nativeArgument(path)
     args[i] = arg === DELEGATE || typeof arg === 'number' ? null : arg
@@ -117,26 +117,28 @@ function checkPaths(paths) {
   if (!Array.isArray(paths)) throw invalidArgType('paths', 'an instance of Array', paths)
 }
 
-/** Every entry left to the single-file functions (no addon, or a flag only fs judges). */
-function allHere(n) {
-  return new Array(n).fill(FS_ANSWERS)
-}
-
-/** The entries the native batch left unanswered (not a string): [index, failure code]. */
-function* unanswered(out) {
-  for (let i = 0; i < out.length; i++) if (typeof out[i] !== 'string') yield [i, out[i]]
+/**
+ * What the native readers may read before this thread needs it (src/exports/batch.rs
+ * `Ahead`): with flags that can create, truncate or append, nothing — entries
+ * are opened in list order, as a loop opens them; when the first failure
+ * throws, regular files only (a loop stopped there would open no FIFO or
+ * device past it, nor wait for one); otherwise everything.
+ */
+function readAhead(flags, returnErrors) {
+  const { O_WRONLY, O_RDWR, O_CREAT, O_TRUNC, O_APPEND } = constants
+  if ((flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)) !== 0) return 0
+  return returnErrors ? 2 : 1
 }
 
 /**
- * Puts entry `i`'s value in place: its string, or fs's Error for it, which is
- * thrown (with `err.index`) unless errors are returned in place.
+ * Entry `i`'s value where the native side left the failure `code` there: the
+ * entries it was not given are read by the single-file function, those it
+ * failed to read answered by fs as it stands; our own codes are our errors.
+ * `read(single, fsAnswer)` calls one of the two.
  */
-function place(out, i, value, returnErrors) {
-  if (typeof value !== 'string' && !returnErrors) {
-    value.index = i
-    throw value
-  }
-  out[i] = value
+function answerEntry(args, i, code, read) {
+  if (code === STRING_TOO_LONG || code === TOO_LARGE) return stringTooLong()
+  return read(args[i] === null)
 }
 
 /** What `read()` returns, or the error it throws. */
@@ -163,31 +165,47 @@ function settleSoon() {
   })
 }
 
+/** Throws `err` as entry `i`'s failure (with `err.index`). */
+function failAt(err, i) {
+  err.index = i
+  throw err
+}
+
 /**
  * Reads a list of files as UTF-8 text with several threads: element i is
  * `===` `fs.readFileSync(paths[i], 'utf8')`. Throws the error fs throws for
- * the first failing path in list order, with `err.index`; with
- * `{ errors: 'return' }` that error takes the path's place instead.
+ * the first failing path in list order, with `err.index`, having touched
+ * nothing past it that a loop would not have; with `{ errors: 'return' }`
+ * that error takes the path's place instead.
  */
 function readFilesUtf8(paths, options) {
   checkPaths(paths)
   const o = batchOptions(options, false)
-  const args = nativeArgs(paths)
-  let out
-  if (paths.length === 0 || o.flags === DELEGATE || !hasNative) {
-    out = allHere(paths.length)
-  } else {
-    settleSoon()
-    noteHeap(true)
-    out = native.readFiles(args, o.flags, o.concurrency, !o.returnErrors)
-  }
   const perFile = { encoding: 'utf8', flag: o.flag }
-  for (const [i, code] of unanswered(out)) {
-    const value =
-      code === FS_ANSWERS
-        ? valueOrError(() => singleReads().readFileUtf8(paths[i], perFile))
-        : failure(code, pathForError(args[i]))
-    place(out, i, value, o.returnErrors)
+  const readHere = (path) => (single) => (single ? readFileUtf8(path, perFile) : answers.direct.readFileSync(path, perFile))
+  if (paths.length === 0 || o.flags === DELEGATE || !hasNative) {
+    // One by one, as a loop: every entry to the single-file function.
+    const out = new Array(paths.length)
+    for (let i = 0; i < out.length; i++) {
+      out[i] = valueOrError(() => readFileUtf8(paths[i], perFile))
+      if (typeof out[i] !== 'string' && !o.returnErrors) failAt(out[i], i)
+    }
+    return out
+  }
+  const args = nativeArgs(paths)
+  settleSoon()
+  noteHeap(true)
+  const handle = native.readFilesOpen(args, o.flags, o.concurrency, readAhead(o.flags, o.returnErrors))
+  const out = []
+  try {
+    for (let i = native.readFilesNext(handle, out); i < args.length; i = native.readFilesNext(handle, out)) {
+      const read = readHere(paths[i])
+      const value = valueOrError(() => answerEntry(args, i, out[i], read))
+      if (typeof value !== 'string' && !o.returnErrors) failAt(value, i)
+      out[i] = value
+    }
+  } finally {
+    native.readFilesCancel(handle)
   }
   return out
 }
@@ -219,7 +237,7 @@ function nativeBatch(args, o) {
       }
     }
     noteHeap(true)
-    handle = native.readFilesStart(args, o.flags, o.concurrency, !o.returnErrors, onReady)
+    handle = native.readFilesStart(args, o.flags, o.concurrency, onReady)
     o.signal?.addEventListener('abort', onAbort, { once: true })
   })
 }
@@ -228,22 +246,31 @@ function nativeBatch(args, o) {
  * `readFilesUtf8` off the main thread: resolves with what
  * `Promise.all(paths.map((p) => fs.promises.readFile(p, 'utf8')))` gives, and
  * rejects with fs.promises' error for the first failing path in list order
- * (with `err.index`), or an AbortError when `options.signal` aborts.
+ * (with `err.index`), or an AbortError when `options.signal` aborts. As
+ * Promise.all starts every read, every entry is read.
  */
 async function readFilesUtf8Async(paths, options) {
   checkPaths(paths)
   const o = batchOptions(options, true)
   if (o.signal?.aborted) throw abortError(o.signal)
   const args = nativeArgs(paths)
-  const out =
-    paths.length === 0 || o.flags === DELEGATE || !hasNative ? allHere(paths.length) : await nativeBatch(args, o)
-  const perFile = { encoding: 'utf8', flag: o.flag }
-  for (const [i, code] of unanswered(out)) {
-    const value =
-      code === FS_ANSWERS
-        ? await singleReads().readFileUtf8Async(paths[i], perFile).catch((err) => err)
-        : await asyncFailure(code, args[i], 'promises')
-    place(out, i, value, o.returnErrors)
+  const batched = paths.length > 0 && o.flags !== DELEGATE && hasNative
+  const out = batched ? await nativeBatch(args, o) : new Array(paths.length).fill(FS_ANSWERS)
+  const perFile = { encoding: 'utf8', flag: o.flag, signal: o.signal }
+  // The entries left to answer here, all started at once (as Promise.all
+  // starts every read), then taken in list order.
+  const answering = []
+  for (let i = 0; i < out.length; i++) {
+    if (typeof out[i] === 'string') continue
+    const read = (single) =>
+      single || !batched ? readFileUtf8Async(paths[i], perFile) : answers.direct.promisesReadFile(paths[i], perFile)
+    answering.push([i, (async () => answerEntry(args, i, out[i], read))().catch((err) => err)])
+  }
+  for (const [i, answer] of answering) {
+    const value = await answer
+    if (o.signal?.aborted) throw abortError(o.signal)
+    if (typeof value !== 'string' && !o.returnErrors) failAt(value, i)
+    out[i] = value
   }
   // As fs.promises: an abort during the reads wins over their results.
   if (o.signal?.aborted) throw abortError(o.signal)

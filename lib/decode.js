@@ -1,7 +1,7 @@
 'use strict'
 // decodeUtf8: the bytes of a Buffer, TypedArray, DataView or ArrayBuffer as a
 // string, `===` to `Buffer.from(bytes).toString('utf8', start, end)`.
-const { isAnyArrayBuffer, isArrayBufferView, isUint8Array } = require('node:util/types')
+const { isAnyArrayBuffer, isArrayBufferView, isUint8Array, isSharedArrayBuffer } = require('node:util/types')
 const { Buffer, constants: bufferConstants } = require('node:buffer')
 
 const native = require('./native')
@@ -37,9 +37,12 @@ const { all: NATIVE_FROM, cut: NATIVE_FROM_IF_CUT, asciiBelow: ASCII_TO_NODE_BEL
 /** A line not in the table is taken to behave like the nearest one measured. */
 function routesFor(version) {
   const major = Number(version.split('.')[0])
-  const measured = Object.keys(ROUTES).map(Number)
-  const line = measured.includes(major) ? major : major < measured[0] ? measured[0] : measured.at(-1)
-  return ROUTES[line]
+  // Nearest first; between two (an odd line), the newer: an odd line leads to
+  // the next even one and already has its changes.
+  const byDistance = Object.keys(ROUTES)
+    .map(Number)
+    .sort((a, b) => Math.abs(a - major) - Math.abs(b - major) || b - a)
+  return ROUTES[byDistance[0]]
 }
 
 /** How many bytes `looksAscii` reads, spread evenly over the range. */
@@ -138,6 +141,13 @@ function decodeUtf8(input, start, end) {
   if (!takesNative(bytes, start, end)) return nodeUtf8Slice(bytes, start, end)
   if (end - start > MAX_STRING_LENGTH) return tooLongForUs(bytes, start, end)
   noteHeap()
+  // Another thread may write shared memory while the decoder reads it (twice,
+  // for some text): it decodes a copy, which nobody else can change.
+  if (isSharedArrayBuffer(bytes.buffer)) return decodeNative(bytes.slice(start, end), true, 0, end - start)
+  return decodeNative(bytes, whole, start, end)
+}
+
+function decodeNative(bytes, whole, start, end) {
   const result = whole ? native.decodeUtf8(bytes) : native.decodeUtf8(bytes, start, end)
   if (typeof result === 'string') return result
   throw stringTooLong()
@@ -153,6 +163,7 @@ function tooLongForUs(bytes, start, end) {
 
 module.exports = {
   decodeUtf8,
+  routesFor,
   NATIVE_FROM,
   NATIVE_FROM_IF_CUT,
   ASCII_TO_NODE_BELOW,

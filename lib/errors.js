@@ -1,22 +1,22 @@
 'use strict'
-// Builds the errors fs would throw, from the failure codes the native functions
-// return instead of a string (`failure_code` in src/js_string.rs):
-// `errno * 8 + syscall` for an OS error, or a negative code (FS_ANSWERS,
-// STRING_TOO_LONG, CANCELLED there).
+// The failure codes the native functions return instead of a string
+// (`failure_code` in src/js_string.rs), and the errors we throw ourselves.
+// Every other failure is fs's to answer (./answers), so its error is fs's own.
 const { getSystemErrorMap } = require('node:util')
 const { constants: bufferConstants } = require('node:buffer')
 
 /** Index = `read::Syscall` in Rust. */
 const SYSCALLS = ['open', 'read']
-/** fs answers the call itself: a path with a NUL byte (fs's argument error), a
- * failure of the portable reader, or (async) a file of kMaxLength bytes or more. */
+/** fs answers the call itself: a native read that failed, or a path only fs should judge. */
 const FS_ANSWERS = -1
-/** A file of kMaxLength bytes or more (sync), or a read of unknown length (a
- * device, a FIFO) that reached kMaxLength bytes: fs's ERR_STRING_TOO_LONG. */
+/** A read of unknown length (a device, a FIFO) that reached kMaxLength bytes, or a
+ * string V8 refused: ERR_STRING_TOO_LONG, as fs's once it has read that much. */
 const STRING_TOO_LONG = -2
 /** An async read stopped by its aborted signal: lib/async.js has rejected
  * with the AbortError already, so this code is never turned into an error. */
 const CANCELLED = -3
+/** A regular file of kMaxLength bytes or more, not read (sync reads by path). */
+const TOO_LARGE = -4
 
 let systemErrors
 function describe(errno) {
@@ -25,19 +25,16 @@ function describe(errno) {
 }
 
 /**
- * The error fs throws for a failed syscall: the same message, and own
- * properties errno, code, syscall (and path when fs sets it) in fs's order.
+ * The error fs throws for a failed syscall on an fd (no path): the same
+ * message, and own properties errno, code, syscall in fs's order.
  */
-function systemError(errno, syscall, path) {
+function systemError(errno, syscall) {
   const uvErrno = -errno
   const [code, description] = describe(uvErrno)
-  let message = `${code}: ${description}, ${syscall}`
-  if (path !== undefined) message += ` '${path}'`
-  const err = new Error(message)
+  const err = new Error(`${code}: ${description}, ${syscall}`)
   err.errno = uvErrno
   err.code = code
   err.syscall = syscall
-  if (path !== undefined) err.path = path
   return err
 }
 
@@ -49,16 +46,12 @@ function stringTooLong() {
 }
 
 /**
- * Turns a native failure code into fs's error. `pathForError` is the path fs
- * would name (a string), or undefined for fds. Sync fs names the path only
- * for a failed open(); `readNamesPath` is set where an API names it for a
- * failed read(2) too (fs.promises / fs.readFile on newer Nodes).
+ * The error for a native failure code that fs cannot answer: a string too
+ * long, or a read of a caller's fd that failed after taking some of its bytes.
  */
-function failure(code, pathForError, readNamesPath = false) {
-  if (code === STRING_TOO_LONG) return stringTooLong()
-  const errno = Math.floor(code / 8)
-  const syscall = SYSCALLS[code % 8]
-  return systemError(errno, syscall, syscall === 'open' || readNamesPath ? pathForError : undefined)
+function failure(code) {
+  if (code === STRING_TOO_LONG || code === TOO_LARGE) return stringTooLong()
+  return systemError(Math.floor(code / 8), SYSCALLS[code % 8])
 }
 
-module.exports = { failure, stringTooLong, FS_ANSWERS, STRING_TOO_LONG, CANCELLED }
+module.exports = { failure, stringTooLong, FS_ANSWERS, STRING_TOO_LONG, CANCELLED, TOO_LARGE }

@@ -48,12 +48,17 @@ function isUtf8(encoding) {
  */
 const O_DIRECT = constants.O_DIRECT ?? 0
 
-/** Numeric open flags for fs's `flag` option, or DELEGATE if fs would reject it or must answer it. */
+/**
+ * Numeric open flags for fs's `flag` option, or DELEGATE if fs would reject
+ * it or must answer it. A write-only open can never be read (fs opens, then
+ * fails with EBADF): fs makes that call whole, so that a file it creates
+ * exclusively is created once, by fs, as a loop of fs calls creates it.
+ */
 function openFlags(flag) {
   if (flag === undefined || flag === null) return O_RDONLY
-  if (typeof flag === 'string') return FLAGS.get(flag) ?? DELEGATE
-  if (Number.isInteger(flag) && (flag | 0) === flag && (flag & O_DIRECT) === 0) return flag
-  return DELEGATE
+  const flags = typeof flag === 'string' ? FLAGS.get(flag) : flag
+  if (!Number.isInteger(flags) || (flags | 0) !== flags || (flags & O_DIRECT) !== 0) return DELEGATE
+  return (flags & (O_WRONLY | O_RDWR)) === O_WRONLY ? DELEGATE : flags
 }
 
 /** fs's check of `options.signal` (validateAbortSignal): undefined, or an object with `aborted`. */

@@ -2,35 +2,35 @@
 // fs's path argument forms, reduced to what the native reads take: a string
 // path, raw path bytes (Buffer / Uint8Array) or an int32 fd. Anything else is
 // DELEGATE, so that fs itself answers (and throws its own exact error).
+const { toNamespacedPath } = require('node:path')
 const { fileURLToPath } = require('node:url')
 const { isUint8Array } = require('node:util/types')
 
 const { DELEGATE } = require('./options')
 
-/** The native read's argument for fs's `path`: string, Uint8Array, int32 fd, or DELEGATE. */
+const WINDOWS = process.platform === 'win32'
+
+/**
+ * The native read's argument for fs's `path`: string, Uint8Array, int32 fd, or
+ * DELEGATE. On Windows, fs opens a string path (a file: URL's too) as
+ * `path.toNamespacedPath` makes it (`\\?\C:\…`, `\\?\UNC\…`: the OS then
+ * applies no Win32 normalisation, e.g. trailing dots and spaces stay), and so
+ * does the native reader. fs opens Buffer paths as given on some Nodes and
+ * namespaced on others (readFileSync of Node 22+): those go to fs.
+ */
 function nativeArgument(path) {
-  if (typeof path === 'string' || isUint8Array(path)) return path
+  if (typeof path === 'string') return WINDOWS ? toNamespacedPath(path) : path
+  if (isUint8Array(path)) return WINDOWS ? DELEGATE : path
   // fs treats every int32 as an fd (negative ones fail with EBADF at read).
   if (typeof path === 'number') return (path | 0) === path ? path : DELEGATE
   if (path instanceof URL && path.protocol === 'file:') {
     try {
-      return fileURLToPath(path)
+      return nativeArgument(fileURLToPath(path))
     } catch {
       return DELEGATE // fs throws the same URL error
     }
   }
   return DELEGATE
-}
-
-/**
- * The path fs names in its errors for a native argument (none for an fd). Only
- * needed on failure. fs reports the path as it went to the OS, in UTF-8 and
- * back: a lone surrogate comes back as U+FFFD, which is what toWellFormed makes.
- */
-function pathForError(arg) {
-  if (typeof arg === 'string') return arg.toWellFormed()
-  if (typeof arg === 'number') return undefined
-  return Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength).toString('utf8')
 }
 
 /** True if a native path argument has a NUL byte, which fs rejects before any syscall. */
@@ -39,4 +39,4 @@ function hasNul(arg) {
   return typeof arg !== 'number' && arg.includes(0)
 }
 
-module.exports = { nativeArgument, pathForError, hasNul }
+module.exports = { nativeArgument, hasNul }

@@ -1,16 +1,32 @@
 'use strict'
-// Run inside a fresh project where readfile-utf8 was installed from its packed
-// tarball: checks that it loads through require, import and
-// `-r readfile-utf8/register`, with the engine asked for (argv[2]: 'simdutf' for
-// the platform package, 'fs' for the fallback), and gives fs's strings and
-// errors for text of every kind.
+// Run inside a project where readfile-utf8 was installed as users install it
+// (scripts/install-check.sh):
+//
+//   node install-smoke.js <engine> [check…]
+//
+// <engine>: what engine() must say ('simdutf' with the platform package, 'fs'
+// for the fallback). Each check prints `ok <check>` or `FAIL <check>: why`
+// (details on stderr), and the run goes on; it exits 1 if any failed.
+//   require       require('readfile-utf8'): strings === fs's for text of every
+//                 kind, both memory modes, async reads, fs's errors field by field
+//   import        import('readfile-utf8'): the same functions
+//   register-cjs  node -r readfile-utf8/register: fs.readFileSync is ours, reads
+//                 === fs, and a package required afterwards loads through it
+//   register-esm  node --import readfile-utf8/register: the same from ESM, with
+//                 node:fs's named export patched and an ESM module imported
+//   fixture-paths the direct API on the files of the fixture package (inside
+//                 Yarn PnP's zip archives there), === fs
+// The fixture package, readfile-utf8-smoke-fixture, is published to the local
+// registry beside ours; its text is FIXTURE_TEXT.
 const assert = require('node:assert/strict')
 const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 
-const expectedEngine = process.argv[2]
+const FIXTURE = 'readfile-utf8-smoke-fixture'
+const FIXTURE_TEXT = 'fixture: é 中 😀'
+const [expectedEngine, ...asked] = process.argv.slice(2)
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readfile-utf8-smoke-'))
 process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }))
 
@@ -29,6 +45,7 @@ const files = Object.entries(texts).map(([name, bytes]) => {
   return file
 })
 const missing = path.join(dir, 'missing.txt')
+const expected = () => files.map((f) => fs.readFileSync(f, 'utf8'))
 
 /** The error's own fields fs sets, for a field-by-field comparison. */
 function fields(fn) {
@@ -40,59 +57,104 @@ function fields(fn) {
   assert.fail('expected a throw')
 }
 
-function checkRequire() {
+async function checkRequire() {
   const lib = require('readfile-utf8')
   assert.equal(lib.engine(), expectedEngine)
   for (const file of files) {
-    const expected = fs.readFileSync(file, 'utf8')
-    assert.equal(lib.readFileUtf8(file), expected, file)
-    assert.equal(lib.readFileSync(file, 'utf8'), expected, file)
-    assert.equal(lib.decodeUtf8(fs.readFileSync(file)), expected, file)
+    const want = fs.readFileSync(file, 'utf8')
+    assert.equal(lib.readFileUtf8(file), want, file)
+    assert.equal(lib.readFileSync(file, 'utf8'), want, file)
+    assert.equal(lib.decodeUtf8(fs.readFileSync(file)), want, file)
+    assert.equal(await lib.readFileUtf8Async(file), await fs.promises.readFile(file, 'utf8'), file)
   }
+  assert.deepEqual(lib.readFilesUtf8(files), expected())
   assert.equal(lib.setMemoryMode('fast'), 'lean')
   for (const file of files) assert.equal(lib.readFileUtf8(file), fs.readFileSync(file, 'utf8'), `fast: ${file}`)
   assert.equal(lib.setMemoryMode('lean'), 'fast')
   assert.deepEqual(fields(() => lib.readFileUtf8(missing)), fields(() => fs.readFileSync(missing, 'utf8')))
   assert.deepEqual(fields(() => lib.readFileUtf8(dir)), fields(() => fs.readFileSync(dir, 'utf8')))
-  return Promise.all(
-    files.map(async (file) => assert.equal(await lib.readFileUtf8Async(file), await fs.promises.readFile(file, 'utf8'))),
-  )
 }
 
 async function checkImport() {
   const lib = await import('readfile-utf8')
   assert.equal(lib.engine(), expectedEngine)
-  assert.equal(lib.setMemoryMode('lean'), 'lean')
+  assert.equal(lib.readFileUtf8, require('readfile-utf8').readFileUtf8)
   for (const file of files) assert.equal(lib.readFileUtf8(file), fs.readFileSync(file, 'utf8'), file)
 }
 
-/** `node -r readfile-utf8/register` in a child: fs.readFileSync is ours there. */
-function checkRegister() {
-  const child = `
-    const fs = require('node:fs')
-    const { readFileSync } = require('readfile-utf8')
-    if (fs.readFileSync !== readFileSync) throw new Error('fs.readFileSync is not patched')
-    const files = JSON.parse(process.argv[1])
-    process.stdout.write(JSON.stringify(files.map((f) => fs.readFileSync(f, 'utf8'))))
-  `
-  const r = spawnSync(process.execPath, ['-r', 'readfile-utf8/register', '-e', child, JSON.stringify(files)], {
-    encoding: 'utf8',
-    maxBuffer: 64 << 20,
-  })
-  assert.equal(r.status, 0, r.stderr)
-  assert.deepEqual(
-    JSON.parse(r.stdout),
-    files.map((f) => fs.readFileSync(f, 'utf8')),
-  )
+// The children run from files in the project, so that they resolve packages
+// as its own code does (and, under Yarn PnP, through its loader).
+const CJS_CHILD = `'use strict'
+const fs = require('node:fs')
+const ours = require('readfile-utf8')
+if (fs.readFileSync !== ours.readFileSync) throw new Error('fs.readFileSync is not patched')
+const fixture = require(${JSON.stringify(FIXTURE)})
+if (fixture.text !== ${JSON.stringify(FIXTURE_TEXT)}) throw new Error('the fixture read wrong: ' + fixture.text)
+const files = JSON.parse(process.argv[2])
+process.stdout.write(JSON.stringify(files.map((f) => fs.readFileSync(f, 'utf8'))))
+`
+const ESM_CHILD = `import fs, { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import ours from 'readfile-utf8'
+if (fs.readFileSync !== ours.readFileSync || readFileSync !== ours.readFileSync) throw new Error('node:fs is not patched')
+const { text } = await import(${JSON.stringify(`${FIXTURE}/esm.mjs`)})
+const fixture = createRequire(import.meta.url)(${JSON.stringify(FIXTURE)})
+if (text !== ${JSON.stringify(FIXTURE_TEXT)} || fixture.text !== text) throw new Error('the fixture read wrong: ' + text)
+const files = JSON.parse(process.argv[2])
+process.stdout.write(JSON.stringify(files.map((f) => readFileSync(f, 'utf8'))))
+`
+
+function checkRegister(flag, name, source) {
+  const child = path.join(process.cwd(), name)
+  fs.writeFileSync(child, source)
+  try {
+    const r = spawnSync(process.execPath, [flag, 'readfile-utf8/register', child, JSON.stringify(files)], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+    })
+    assert.equal(r.status, 0, r.stderr.trim().split('\n').slice(0, 12).join('\n'))
+    assert.deepEqual(JSON.parse(r.stdout), expected())
+  } finally {
+    fs.rmSync(child, { force: true })
+  }
 }
 
-checkRequire()
-  .then(checkImport)
-  .then(() => {
-    checkRegister()
-    console.log(`install smoke ok: ${process.version}, engine ${expectedEngine}, ${files.length} files, require + import + register`)
-  })
-  .catch((err) => {
-    console.error(err)
-    process.exit(1)
-  })
+async function checkFixturePaths() {
+  const lib = require('readfile-utf8')
+  const fixtureFiles = ['data.json', 'index.js', 'esm.mjs'].map((f) => require.resolve(`${FIXTURE}/${f}`))
+  const want = fixtureFiles.map((f) => fs.readFileSync(f, 'utf8'))
+  assert.ok(want[0].includes(FIXTURE_TEXT))
+  assert.deepEqual(
+    fixtureFiles.map((f) => lib.readFileUtf8(f)),
+    want,
+  )
+  assert.deepEqual(lib.readFilesUtf8(fixtureFiles), want)
+  assert.deepEqual(await Promise.all(fixtureFiles.map((f) => lib.readFileUtf8Async(f))), want)
+}
+
+const CHECKS = {
+  require: checkRequire,
+  import: checkImport,
+  'register-cjs': () => checkRegister('-r', 'smoke-child.cjs', CJS_CHILD),
+  'register-esm': () => checkRegister('--import', 'smoke-child.mjs', ESM_CHILD),
+  'fixture-paths': checkFixturePaths,
+}
+
+async function main() {
+  const names = asked.length > 0 ? asked : ['require', 'import', 'register-cjs', 'register-esm']
+  let failed = 0
+  for (const name of names) {
+    if (!CHECKS[name]) throw new Error(`install-smoke: unknown check ${name}`)
+    try {
+      await CHECKS[name]()
+      console.log(`ok ${name}`)
+    } catch (err) {
+      failed++
+      console.log(`FAIL ${name}: ${String(err?.message ?? err).split('\n')[0].slice(0, 200)}`)
+      console.error(`--- ${name} (${process.version}):\n${err?.stack ?? err}`)
+    }
+  }
+  process.exitCode = failed > 0 ? 1 : 0
+}
+
+main()

@@ -116,17 +116,18 @@ const MUTANTS = [
     tests: ['engines.slow.js'],
   },
   {
-    id: 'error-fields',
-    area: 'error fields',
-    bug: "a failed read(2) names the path in the error's message and path field, where fs's synchronous read does not",
-    patches: [
-      {
-        file: 'lib/errors.js',
-        find: "return systemError(errno, syscall, syscall === 'open' || readNamesPath ? pathForError : undefined)",
-        replace: 'return systemError(errno, syscall, pathForError)',
-      },
-    ],
-    tests: ['errors.test.js'],
+    id: 'direct-answers-at-load',
+    area: 'fs answers',
+    bug: 'a failed native read is answered by the fs function of when the package loaded, not fs as it stands (a layer installed later is bypassed)',
+    patches: [{ file: 'lib/answers.js', find: "  return [ours[name].has(fn) ? insteadOfOurs(name) : fn, self]", replace: '  return [atLoad[name], self]' }],
+    tests: ['layers.test.js'],
+  },
+  {
+    id: 'hook-asks-fs-as-it-stands',
+    area: 'fs answers',
+    bug: 'the register hook answers with fs as it stands, which a layer installed after it calls back: endless recursion',
+    patches: [{ file: 'lib/answers.js', find: '  return [insteadOfOurs(name), current(name)[1]]', replace: '  return asItStands(name)' }],
+    tests: ['layers.test.js'],
   },
   {
     id: 'flags-sa+',
@@ -226,6 +227,114 @@ const MUTANTS = [
     tests: ['special-files.test.js'],
   },
   {
+    id: 'open-mode',
+    area: 'open(2) wrapper',
+    bug: 'files a read creates get mode 0o644 (umask 022 hides it), not 0o666 as fs gives',
+    patches: [{ file: 'src/read/syscall.rs', find: '      0o666 as c_long,', replace: '      0o644 as c_long,' }],
+    tests: ['side-effects.test.js'],
+  },
+  {
+    id: 'open-cloexec',
+    area: 'open(2) wrapper',
+    bug: 'our fds are opened without O_CLOEXEC: a child spawned during a read inherits them',
+    patches: [{ file: 'src/read/syscall.rs', find: '      (flags | libc::O_CLOEXEC) as c_long,', replace: '      flags as c_long,' }],
+    tests: ['side-effects.test.js'],
+  },
+  {
+    id: 'open-eintr',
+    area: 'open(2) wrapper',
+    bug: 'an open(2) interrupted by a signal (a FIFO waiting for its writer) fails with EINTR instead of being retried',
+    patches: [{ file: 'src/read/syscalls.rs', find: '      Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,\n', replace: '' }],
+    tests: ['cargo:eintr'],
+  },
+  {
+    id: 'batch-past-failure',
+    area: 'batch side effects',
+    bug: 'with a flag that can create or truncate, readers open entries past the first failure (a loop never reaches them)',
+    patches: [{ file: 'lib/batch.js', find: '  if ((flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)) !== 0) return 0', replace: '  if ((flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND)) !== 0) return 2' }],
+    tests: ['side-effects.test.js'],
+  },
+  {
+    id: 'batch-fifo-ahead',
+    area: 'batch side effects',
+    bug: 'readers ahead of the first failure open every entry, a FIFO too, and the call waits for them',
+    patches: [{ file: 'lib/batch.js', find: '  return returnErrors ? 2 : 1\n', replace: '  return 2\n' }],
+    tests: ['side-effects.test.js'],
+  },
+  {
+    id: 'batch-fd-mid-list',
+    area: 'batch control flow',
+    bug: 'a sync batch ends its array at an fd it read in the middle of the list',
+    patches: [{ file: 'lib/batch.js', find: '      out[i] = value\n    }\n  } finally {', replace: '      out[i] = value\n      if (args[i] === null) break\n    }\n  } finally {' }],
+    tests: ['side-effects.test.js'],
+  },
+  {
+    id: 'batch-extra-reader',
+    area: 'batch control flow',
+    bug: 'a sync batch starts one reader thread more than its concurrency allows (one with concurrency 1)',
+    patches: [{ file: 'src/exports/batch.rs', find: '    _ => (concurrency.clamp(1, MAX_THREADS) as usize - 1)', replace: '    _ => (concurrency.clamp(1, MAX_THREADS) as usize)' }],
+    tests: ['side-effects.test.js'],
+  },
+  {
+    id: 'batch-abort-js-side',
+    area: 'batch control flow',
+    bug: 'an abort while the entries left to fs are read is not seen: the async batch resolves',
+    patches: [
+      { file: 'lib/batch.js', find: '    if (o.signal?.aborted) throw abortError(o.signal)\n    if (typeof value', replace: '    if (typeof value' },
+      { file: 'lib/batch.js', find: '  // As fs.promises: an abort during the reads wins over their results.\n  if (o.signal?.aborted) throw abortError(o.signal)\n', replace: '' },
+    ],
+    tests: ['side-effects.test.js'],
+  },
+  {
+    id: 'batch-cancel-noop',
+    area: 'batch control flow',
+    bug: "an aborted async batch's readers are never stopped: they read on and keep the process alive",
+    patches: [{ file: 'src/exports/batch.rs', find: '  handle.0.end(false);\n}', replace: '  let _ = handle;\n}' }],
+    tests: ['side-effects.test.js'],
+  },
+  {
+    id: 'batch-proxy',
+    area: 'batch arguments',
+    bug: 'a Proxy over an array goes to the native side as it is, which cannot read its length',
+    patches: [{ file: 'lib/batch.js', find: '  let args = isProxy(paths) ? Array.prototype.slice.call(paths) : null', replace: '  let args = null' }],
+    tests: ['batch.test.js'],
+  },
+  {
+    id: 'esm-unregister',
+    area: 'lifecycles',
+    bug: "unregister() leaves node:fs's named ESM exports pointing at the hooks",
+    patches: [{ file: 'lib/register.js', find: '  replaced = null\n  syncBuiltinESMExports()', replace: '  replaced = null' }],
+    tests: ['register.test.js'],
+  },
+  {
+    id: 'esm-exports',
+    area: 'lifecycles',
+    bug: 'the ESM entry leaves out an export of the CommonJS one (setMemoryMode)',
+    patches: [{ file: 'index.mjs', find: ', engine, setMemoryMode } = cjs', replace: ', engine } = cjs' }],
+    tests: ['api.test.js'],
+  },
+  {
+    id: 'memory-mode-worker',
+    area: 'lifecycles',
+    bug: 'a Worker loading the package applies READFILE_UTF8_MEMORY_MODE again, undoing the mode the main thread set',
+    patches: [{ file: 'index.js', find: "if (modeFromEnv && require('node:worker_threads').isMainThread) {", replace: 'if (modeFromEnv) {' }],
+    tests: ['memory-mode.test.js'],
+  },
+  {
+    id: 'routes-nearest',
+    area: 'per-Node routes',
+    bug: "an unmeasured Node line (21, 23) gets the newest measured line's routes, not the nearest",
+    patches: [{ file: 'lib/decode.js', find: '    .sort((a, b) => Math.abs(a - major) - Math.abs(b - major) || b - a)', replace: '    .sort((a, b) => (a === major ? -1 : b === major ? 1 : b - a))' }],
+    tests: ['decode-routes.test.js'],
+  },
+  {
+    id: 'shared-input',
+    area: 'decodeUtf8',
+    bug: 'shared memory goes to the native decoder as it is, where another thread may change it between two passes',
+    patches: [{ file: 'lib/decode.js', find: '  if (isSharedArrayBuffer(bytes.buffer)) return', replace: '  if (isSharedArrayBuffer(bytes.buffer) && false) return' }],
+    tests: ['decode.test.js'],
+  },
+  {
     id: 'kmaxlength',
     area: 'kMaxLength',
     bug: 'a file of exactly kMaxLength bytes is read into a string, where fs throws ERR_STRING_TOO_LONG',
@@ -272,6 +381,8 @@ const CACHE = process.env.READFILE_UTF8_CACHE ?? path.join(process.env.XDG_CACHE
 const NEEDS_BUILD = /^(src\/|Cargo\.toml$|Cargo\.lock$|build\.rs$)/
 /** The tests' own limits (child timeouts) end a hung mutant long before this. */
 const TEST_RUN_TIMEOUT_MS = 30 * 60_000
+/** node --test's limit per test: a test that hangs fails under its own name. */
+const TEST_TIMEOUT_MS = 5 * 60_000
 
 function fail(message) {
   console.error(`mutants: ${message}`)
@@ -354,24 +465,60 @@ function build(dir, targetDir) {
   return { ok: r.status === 0, seconds: (Date.now() - started) / 1000, log: `${r.stdout}\n${r.stderr}` }
 }
 
-/** The test files a mutant runs (relative to the copy). */
+/** The test files a mutant runs (relative to the copy); `cargo:NAME` is the Rust test target NAME. */
 function testFiles(dir, mutant) {
-  if (!args['all-tests']) return mutant.tests.map((t) => path.join('__test__', t))
-  return fs
-    .readdirSync(path.join(dir, '__test__'))
-    .filter((f) => f.endsWith('.test.js') || f.endsWith('.slow.js'))
-    .map((f) => path.join('__test__', f))
+  const rust = mutant.tests.filter((t) => t.startsWith('cargo:'))
+  if (!args['all-tests']) return mutant.tests.map((t) => (t.startsWith('cargo:') ? t : path.join('__test__', t)))
+  return [
+    ...rust,
+    ...fs
+      .readdirSync(path.join(dir, '__test__'))
+      .filter((f) => f.endsWith('.test.js') || f.endsWith('.slow.js'))
+      .map((f) => path.join('__test__', f)),
+  ]
+}
+
+/** Runs `cargo test --release --test NAME` for each `cargo:NAME` in `files`, then the rest with node --test. */
+function runTests(dir, files, targetDir) {
+  const rust = files.filter((f) => f.startsWith('cargo:'))
+  const js = files.filter((f) => !f.startsWith('cargo:'))
+  const results = rust.map((f) => runCargoTest(dir, f.slice('cargo:'.length), targetDir))
+  if (js.length > 0) results.push(runNodeTests(dir, js))
+  return {
+    passed: results.every((r) => r.passed),
+    failed: results.flatMap((r) => r.failed),
+    timedOut: results.some((r) => r.timedOut),
+    seconds: results.reduce((sum, r) => sum + r.seconds, 0),
+    log: results.map((r) => r.log).join('\n'),
+  }
+}
+
+/** `cargo test --release --test NAME` in `dir`. */
+function runCargoTest(dir, name, targetDir) {
+  const started = Date.now()
+  const r = spawnSync('cargo', ['test', '--release', '--test', name], {
+    cwd: dir,
+    env: { ...process.env, CARGO_TARGET_DIR: targetDir },
+    encoding: 'utf8',
+    timeout: TEST_RUN_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
+    maxBuffer: 64 << 20,
+  })
+  const log = `${r.stdout}\n${r.stderr}`
+  const failed = [...log.matchAll(/^test (\S+) \.\.\. FAILED$/gm)].map((m) => `${name}: ${m[1]}`)
+  const timedOut = r.signal !== null
+  return { passed: r.status === 0 && !timedOut, failed, timedOut, seconds: (Date.now() - started) / 1000, log }
 }
 
 /** Runs `files` with node --test in `dir`; returns { passed, failed: [names], timedOut, seconds, log }. */
-function runTests(dir, files) {
+function runNodeTests(dir, files) {
   const started = Date.now()
   const env = { ...process.env, PATH: `${path.dirname(args.node)}${path.delimiter}${process.env.PATH}` }
   // The tests choose engines themselves; an inherited choice would change what they check.
   delete env.READFILE_UTF8_NO_SIMD
   delete env.SIMDUTF_FORCE_IMPLEMENTATION
   delete env.NODE_OPTIONS
-  const r = spawnSync(args.node, ['--test', '--test-timeout=300000', '--test-reporter=tap', ...files], {
+  const r = spawnSync(args.node, ['--test', '--test-reporter=tap', `--test-timeout=${TEST_TIMEOUT_MS}`, ...files], {
     cwd: dir,
     env,
     encoding: 'utf8',
@@ -394,7 +541,7 @@ function runMutant(dir, m, targetDir, logs) {
     buildSeconds = b.seconds
     if (!b.ok) return { m, status: 'BUILD FAILED', detail: `see ${path.join(logs, `${m.id}-build.log`)}`, seconds: buildSeconds }
   }
-  const t = runTests(dir, testFiles(dir, m))
+  const t = runTests(dir, testFiles(dir, m), targetDir)
   fs.writeFileSync(path.join(logs, `${m.id}-tests.log`), t.log)
   const status = t.passed ? 'SURVIVED' : 'killed'
   const detail = t.timedOut ? 'the test run timed out' : t.passed ? 'every test passed' : short(t.failed) || 'the test run failed (see its log)'
@@ -461,7 +608,7 @@ function main() {
   if (!base.ok) fail(`the unpatched copy does not build (log: ${path.join(logs, 'baseline-build.log')}${args.keep ? '' : ', removed at exit: pass --keep'})\n${base.log.slice(-3000)}`)
   const allFiles = [...new Set(mutants.flatMap((m) => testFiles(dir, m)))]
   console.log(`baseline: built in ${base.seconds.toFixed(0)} s; running ${allFiles.map((f) => path.basename(f)).join(', ')}…`)
-  const baseline = runTests(dir, allFiles)
+  const baseline = runTests(dir, allFiles, targetDir)
   fs.writeFileSync(path.join(logs, 'baseline-tests.log'), baseline.log)
   if (!baseline.passed) {
     fail(`the tests fail without any mutant (${baseline.timedOut ? 'timed out' : short(baseline.failed, 5)}); fix that first\n${baseline.log.slice(-3000)}`)

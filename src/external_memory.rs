@@ -14,12 +14,14 @@
 //! sums owed are shared, and V8's count never goes below what we reported
 //! (V8 checks): an owed sum is reported first and only then forgotten.
 //!
-//! Reporting is not always enough: Node 20's V8 can leave a major GC's marking
-//! unfinished for as long as a loop never yields to the event loop, while our
-//! reports only step it. Once `STALLED_AFTER` bytes of strings, and
-//! `STALLED_AFTER_STRINGS` strings, were made with none collected, strings
-//! are copied for a while (`copies_instead`): V8's own allocations end that
-//! marking, as they do in fs's loops.
+//! Reporting is not always enough: V8 frees external strings only in a full
+//! GC, whose marking it starts once external memory grew by its step, and
+//! Node 20's V8 can leave that marking unfinished for as long as a loop never
+//! yields to the event loop, while our reports only step it. Once
+//! `EXTERNAL_MEMORY_STEP` bytes of strings were made with none collected, a sync
+//! call's strings are copied (`copies_instead`): V8's own allocations end that
+//! marking, as they do in fs's loops, and the dead strings a loop holds stay
+//! bounded.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,7 +29,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use napi::sys;
 
-use crate::limits::{STALLED_AFTER, STALLED_AFTER_STRINGS};
+use crate::v8::EXTERNAL_MEMORY_STEP;
 
 /// The window of bytes reported on their own, when the string was made.
 const REPORTED_ALONE: u64 = 0;
@@ -67,13 +69,10 @@ static LAST_WINDOW: AtomicU64 = AtomicU64::new(REPORTED_ALONE);
 /// Bytes of external strings made since V8 last took one back (any env),
 /// then of the copies made instead while stalled.
 static SINCE_COLLECTED: AtomicU64 = AtomicU64::new(0);
-/// External strings made since V8 last took one back (any env).
-static STRINGS_SINCE_COLLECTED: AtomicU64 = AtomicU64::new(0);
 
-/// Starts both counts since the last collection again.
+/// Starts the count since the last collection again.
 fn restart_since_collected() {
   SINCE_COLLECTED.store(0, Ordering::Relaxed);
-  STRINGS_SINCE_COLLECTED.store(0, Ordering::Relaxed);
 }
 
 fn windows() -> MutexGuard<'static, Windows> {
@@ -91,7 +90,6 @@ fn adjust(env: sys::napi_env, change: i64) {
 /// there is one, else reported now. Returns the window (`REPORTED_ALONE`).
 pub(crate) fn add(env: sys::napi_env, bytes: i64) -> u64 {
   SINCE_COLLECTED.fetch_add(bytes as u64, Ordering::Relaxed);
-  STRINGS_SINCE_COLLECTED.fetch_add(1, Ordering::Relaxed);
   let window = windows().owed.iter_mut().find(|o| o.is_open_on(env)).map(|o| {
     o.bytes += bytes;
     o.window
@@ -116,8 +114,8 @@ pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
 }
 
 /// Whether a string of `bytes` bytes that would be external is copied
-/// instead, because V8 collected none of `STALLED_AFTER` bytes and
-/// `STALLED_AFTER_STRINGS` strings of them (see the module's documentation).
+/// instead, because V8 collected none of `EXTERNAL_MEMORY_STEP` bytes of them (see
+/// the module's documentation).
 /// Only a sync call (`sync`) or a sync batch on `env` copies: async results
 /// are made between turns of the event loop, where V8 ends its marking. The
 /// copies count too: after as many bytes of them, strings are external again,
@@ -125,11 +123,11 @@ pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
 /// part of their speed.
 pub(crate) fn copies_instead(env: sys::napi_env, bytes: usize, sync: bool) -> bool {
   let since = SINCE_COLLECTED.load(Ordering::Relaxed);
-  let stalled = since >= STALLED_AFTER && STRINGS_SINCE_COLLECTED.load(Ordering::Relaxed) >= STALLED_AFTER_STRINGS;
+  let stalled = since >= EXTERNAL_MEMORY_STEP;
   if !stalled || !(sync || windows().owed.iter().any(|o| o.is_open_on(env))) {
     return false;
   }
-  if since >= 2 * STALLED_AFTER {
+  if since >= 2 * EXTERNAL_MEMORY_STEP {
     restart_since_collected();
   } else {
     SINCE_COLLECTED.fetch_add(bytes as u64, Ordering::Relaxed);

@@ -19,11 +19,10 @@ use napi::sys;
 
 use crate::buffers::{self, Reusable};
 use crate::external_memory;
-use crate::limits::{
-  ExternalFrom, BORROWED_ASCII_COPY_BELOW, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26, MAX_STRING_LENGTH,
-};
+use crate::limits::{ExternalFrom, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26};
 use crate::read::ReadError;
 use crate::transcode::Text;
+use crate::v8::MAX_STRING_LENGTH;
 
 /// The thresholds for this Node (see `limits`): chosen once, by major version.
 fn external_from(env: sys::napi_env) -> &'static ExternalFrom {
@@ -99,9 +98,10 @@ fn call_meter(env: sys::napi_env, meter: sys::napi_ref) -> Option<usize> {
 }
 
 /// Whether the process is in the lean memory mode (see `ExternalFrom::lean_units`):
-/// one setting for every JS thread, as memory is the process's. Lean by
-/// default: a caller's loop of reads must not peak above fs's unless asked.
-static LEAN: AtomicBool = AtomicBool::new(true);
+/// one setting for every JS thread, as memory is the process's. Off by
+/// default: callers come for speed, and the fast mode's memory is bounded
+/// (`external_memory::copies_instead`); the lean mode is theirs to ask for.
+static LEAN: AtomicBool = AtomicBool::new(false);
 
 /// Sets the memory mode (lean or not); returns whether it was lean.
 pub(crate) fn set_lean(lean: bool) -> bool {
@@ -118,15 +118,6 @@ pub(crate) fn lean_copies(env: sys::napi_env, bytes: usize) -> bool {
   is_lean() && bytes < external_from(env).lean_units
 }
 
-/// Whose string data it is.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Held {
-  /// A buffer of ours, which can become an external string's data as it is.
-  Ours,
-  /// The caller's bytes (decodeUtf8's input): external means copied first.
-  Callers,
-}
-
 /// Who makes a string of code units that were converted (not ASCII as read).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Maker {
@@ -139,19 +130,18 @@ pub(crate) enum Maker {
 }
 
 /// The one copy-or-external decision: whether `bytes` bytes of string data of
-/// `unit_bytes`-wide code units, held as `held`, that `maker` makes become an
-/// external string (never in a large heap, see `ExternalFrom::heap_below`,
-/// nor while V8 collects none, see `external_memory::copies_instead`).
-/// In the lean mode a sync call's are external only where fs's would be: the
-/// peaks of loops of sync calls are what it is for, while async reads and
-/// batches peak lower with external strings than fs's copies do.
-fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, held: Held, maker: Maker) -> bool {
+/// `unit_bytes`-wide code units that `maker` makes become an external string
+/// (never in a large heap, see `ExternalFrom::heap_below`, nor while V8
+/// collects none, see `external_memory::copies_instead`). In the lean mode a
+/// sync call's are external only where fs's would be: the peaks of loops of
+/// sync calls are what it is for, while async reads and batches peak lower
+/// with external strings than fs's copies do.
+fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, maker: Maker) -> bool {
   let from = external_from(env);
-  let large = match (unit_bytes, held) {
-    _ if maker == Maker::SyncCall && is_lean() => bytes / unit_bytes >= from.lean_units,
-    (1, Held::Ours) => bytes >= from.one_byte,
-    (1, Held::Callers) => bytes >= from.one_byte.max(BORROWED_ASCII_COPY_BELOW),
-    _ => bytes >= from.two_byte,
+  let large = if maker == Maker::SyncCall && is_lean() {
+    bytes / unit_bytes >= from.lean_units
+  } else {
+    bytes >= from.bytes
   };
   large && heap_bytes(env) < from.heap_below && !external_memory::copies_instead(env, bytes, maker == Maker::SyncCall)
 }
@@ -185,7 +175,9 @@ impl ToNapiValue for Reply {
 }
 
 /// Failure codes, returned to JS instead of a string (lib/errors.js reads them):
-/// `errno * 8 + syscall` for an OS error (see `read::Syscall`), or one of these.
+/// `errno * 8 + syscall` for an OS error fs cannot answer (a caller's fd that
+/// failed after some of its bytes were read, see `read::read_fd_into`), or
+/// one of these.
 /// fs answers this call itself, with its own result or error (see
 /// `ReadError::ForFs` and `ReadError::TooLarge`).
 pub(crate) const FS_ANSWERS: i32 = -1;
@@ -196,6 +188,11 @@ pub(crate) const STRING_TOO_LONG: i32 = -2;
 /// An async read stopped because its signal aborted (`ReadError::Cancelled`):
 /// JS has already rejected with the AbortError.
 pub(crate) const CANCELLED: i32 = -3;
+/// A sync read by path found a regular file of kMaxLength bytes or more
+/// (`ReadError::TooLarge`), not read: Node's UTF-8 path throws
+/// ERR_STRING_TOO_LONG for it after reading it, its Buffer path may refuse it
+/// by size, so JS says which.
+pub(crate) const TOO_LARGE: i32 = -4;
 
 impl From<ReadError> for Outcome {
   fn from(e: ReadError) -> Self {
@@ -275,7 +272,7 @@ fn create<T: CodeUnit>(
   before_copy: impl FnOnce(),
 ) -> Option<sys::napi_value> {
   let unit_bytes = std::mem::size_of::<T>();
-  if maker.is_some_and(|maker| is_external(env, data.len() * unit_bytes, unit_bytes, Held::Ours, maker)) {
+  if maker.is_some_and(|maker| is_external(env, data.len() * unit_bytes, unit_bytes, maker)) {
     return external(env, data);
   }
   before_copy();
@@ -317,7 +314,7 @@ pub(crate) fn from_converted(
 /// buffer itself as an external string's data (`buf` is left empty), a small
 /// one is copied into V8's heap and `buf` stays the caller's to reuse.
 pub(crate) fn from_read_ascii(env: sys::napi_env, buf: &mut Vec<u8>) -> Reply {
-  if buf.len() <= MAX_STRING_LENGTH && is_external(env, buf.len(), 1, Held::Ours, Maker::SyncCall) {
+  if buf.len() <= MAX_STRING_LENGTH && is_external(env, buf.len(), 1, Maker::SyncCall) {
     return made(external(env, std::mem::take(buf)));
   }
   made(copy(env, buf.as_slice()))
@@ -326,7 +323,7 @@ pub(crate) fn from_read_ascii(env: sys::napi_env, buf: &mut Vec<u8>) -> Reply {
 /// The string of ASCII bytes the caller keeps (decodeUtf8's input): copied
 /// into V8's heap, or into a buffer of ours that becomes an external string.
 pub(crate) fn from_callers_ascii(env: sys::napi_env, data: &[u8]) -> Reply {
-  if data.len() <= MAX_STRING_LENGTH && is_external(env, data.len(), 1, Held::Callers, Maker::SyncCall) {
+  if data.len() <= MAX_STRING_LENGTH && is_external(env, data.len(), 1, Maker::SyncCall) {
     let mut own = buffers::take(data.len());
     own.extend_from_slice(data);
     return made(external(env, own));

@@ -8,9 +8,11 @@
 //!   → `transcode` Latin-1 or UTF-16 code units (U+FFFD replacement as Node)
 //!   → `js_string` a JS string, copied or external.
 //!
-//! Leaves the steps share: `limits` (every threshold), `buffers` (the one
+//! Leaves the steps share: `limits` (every threshold), `v8` (what V8 fixes),
+//! `buffers` (the one
 //! buffer-reuse mechanism), `two_threads` (a job split over two cores),
-//! `external_memory` (what V8's GC is told of external strings' buffers).
+//! `external_memory` (what V8's GC is told of external strings' buffers);
+//! `pin` keeps the library loaded for the process's life (Workers unload addons).
 
 mod buffers;
 mod classify;
@@ -20,10 +22,13 @@ mod exports;
 mod external_memory;
 mod js_string;
 mod limits;
+#[cfg_attr(test, allow(dead_code))]
+mod pin;
 mod pipeline;
 mod read;
 mod transcode;
 mod two_threads;
+mod v8;
 
 /// This library's own large buffers are mapped and unmapped directly, so that
 /// freeing one gives its memory back (see `buffers::mapped`).

@@ -13,11 +13,6 @@ pub(crate) const STACK_PATH_BYTES: usize = 1024;
 
 // ── read ──────────────────────────────────────────────────────────────────
 
-/// V8's `String::kMaxLength` on 64-bit Node 20–26: 2^29 − 24 characters. Node's
-/// readFileSync(p, 'utf8') refuses a file of this many *bytes* or more,
-/// whatever it decodes to, so no byte past it is worth reading.
-pub(crate) const MAX_STRING_LENGTH: usize = 0x1fff_ffe8;
-
 /// First buffer for files whose size is unknown (st_size 0 or not regular):
 /// procfs and pipes mostly hold little.
 pub(crate) const UNKNOWN_SIZE_FIRST_CHUNK: usize = 8 * 1024;
@@ -31,21 +26,13 @@ pub(crate) const UNKNOWN_SIZE_CHUNK: usize = 1 << 20;
 /// converts the half still in its own cache. Below it, waking the second
 /// thread, which shares its core with V8's GC threads, costs more than the
 /// split saves, even for text that becomes UTF-16 (the costliest conversion).
+/// A file whose first page (`HEAD_PROBE_BYTES`) is ASCII is read by one
+/// thread whatever its size: ASCII needs no conversion, and its copy alone
+/// gains too little from a second core.
 pub(crate) const SPLIT_READ_MIN_BYTES: usize = 192 << 10;
-/// ...but below this size, a file whose first `HEAD_PROBE_BYTES` hold no
-/// character above U+00FF is read by one thread: Latin-1 output is a narrowing
-/// about as cheap as a copy.
-#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
-pub(crate) const SPLIT_ONE_BYTE_READ_MIN_BYTES: usize = 2 << 20;
-/// ...and below this one, a file whose first page is ASCII: ASCII needs no
-/// conversion, and there the second thread's half of the copy saves less
-/// than waking it costs.
-#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
-pub(crate) const SPLIT_ASCII_READ_MIN_BYTES: usize = 8 << 20;
-/// The first page of files of `SPLIT_READ_MIN_BYTES` up to
-/// `SPLIT_ASCII_READ_MIN_BYTES`, which decides whether they are split (see
-/// `SPLIT_ONE_BYTE_READ_MIN_BYTES`): read before the helper is woken, so it
-/// delays the halves by next to nothing.
+/// The first page, whose class decides whether a file is split (see
+/// `SPLIT_READ_MIN_BYTES`): read before the helper is woken, so it delays
+/// the halves by next to nothing.
 #[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
 pub(crate) const HEAD_PROBE_BYTES: usize = 4096;
 
@@ -56,33 +43,6 @@ pub(crate) const CHUNKED_READ_MIN_BYTES: usize = 1 << 20;
 /// The chunk of such a read: a fraction of a core's L2 cache.
 #[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
 pub(crate) const READ_CHUNK_BYTES: usize = 256 * 1024;
-
-// ── two threads ───────────────────────────────────────────────────────────
-
-/// How long a caller that finished its half first spins before it sleeps (the
-/// halves are equal, so the other usually ends within microseconds), and how
-/// long the helper thread spins for a next task before it sleeps: long enough
-/// to outlast making one string and starting the next read of a loop, since a
-/// helper woken from sleep while V8's threads hold the other core often starts
-/// its half too late to help; short enough that its core is soon given back.
-pub(crate) const HELPER_SPIN_FOR: Duration = Duration::from_micros(300);
-/// ...but the helper spins that long only while its last two tasks each came
-/// within that time of the one before (a loop of reads); otherwise only this
-/// long, enough for the next half of the same call. On a VM whose two vCPUs
-/// may share one core, a helper spinning between calls with idle gaps between
-/// them takes that core from the caller.
-pub(crate) const HELPER_SPIN_BRIEFLY: Duration = Duration::from_micros(50);
-
-/// A file that could be read in halves is, if the helper is asleep, only
-/// when this thread's last large sync read ended within this time (a loop of
-/// reads): after an idle gap even a little longer, waking the helper cost
-/// more than the split saved...
-#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
-pub(crate) const SPLIT_LOOP_GAP: Duration = Duration::from_micros(100);
-/// ...or from the size whose conversion is split anyway (and wakes it then):
-/// a read split too gives the helper its half while still in its cache.
-#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
-pub(crate) const WAKE_HELPER_FROM_BYTES: usize = PARALLEL_MIN_BYTES;
 
 // ── transcode ─────────────────────────────────────────────────────────────
 
@@ -101,10 +61,6 @@ pub const LOSSY_PARALLEL_MIN_BYTES: usize = 8 << 20;
 /// text refused at its start would waste.
 pub(crate) const EARLY_CHECK_BYTES: usize = 64 * 1024;
 
-/// Below this many bytes, the end of an exactly-sized conversion goes through
-/// a buffer on the stack (the converters want room for one unit per byte).
-pub(crate) const EXACT_TAIL_BYTES: usize = 128;
-
 /// Once there is more than one error per this many bytes decoded (and at
 /// least `DENSE_MIN_ERRORS` errors), the SIMD route's per-error cost exceeds
 /// the dense-error decoder's (`transcode::dense`), which then takes the rest.
@@ -115,21 +71,20 @@ pub(crate) const DENSE_MIN_ERRORS: usize = 16;
 // ── JS string ─────────────────────────────────────────────────────────────
 
 /// From how many bytes of string data a string is made external rather than
-/// copied into V8's heap, per code-unit width, and when a copy's read buffer
-/// goes first: per Node major.
+/// copied into V8's heap, and when a copy's read buffer goes first: per Node
+/// major.
 pub(crate) struct ExternalFrom {
-  /// One-byte data we own (a read buffer of ASCII, transcoded Latin-1).
-  pub(crate) one_byte: usize,
-  /// Two-byte data (transcoded UTF-16).
-  pub(crate) two_byte: usize,
+  /// Strings of this many bytes of data or more are external.
+  pub(crate) bytes: usize,
   /// ...and only while the JS heap holds fewer bytes than this in small
   /// objects outside its young generation: only a full GC frees an external
   /// string, V8 starts one for every 64 MiB of them, and its pause grows with
   /// the objects it marks, while a copy dies in a scavenge.
   pub(crate) heap_below: usize,
-  /// In the lean memory mode (the default), strings of this many
-  /// code units or more are external, the rest copied: fs's own rule for this
-  /// Node, so that a loop of reads peaks where fs's does.
+  /// In the lean memory mode, strings of this many code units or more are
+  /// external, the rest copied: fs's own rule for this Node (a fact of
+  /// Node's, not a threshold of ours), so that a loop of reads peaks where
+  /// fs's does.
   pub(crate) lean_units: usize,
   /// A sync call that copies replaced text (always copied, as fs's is), or
   /// any converted text in the lean mode, read from a file of this size or
@@ -143,8 +98,7 @@ pub(crate) struct ExternalFrom {
 /// Node 20–24: copies into V8's heap are slow enough that external strings win
 /// from the size where a copy stops being cheap.
 pub(crate) const EXTERNAL_FROM_BEFORE_26: ExternalFrom = ExternalFrom {
-  one_byte: 64 << 10,
-  two_byte: 64 << 10,
+  bytes: 64 << 10,
   heap_below: 64 << 20,
   lean_units: usize::MAX,
   read_freed_from: 4 << 20,
@@ -154,22 +108,12 @@ pub(crate) const EXTERNAL_FROM_BEFORE_26: ExternalFrom = ExternalFrom {
 /// fs's do, win up to the size where V8's copy into fresh large-object pages
 /// costs more than the full GCs that external strings bring on.
 pub(crate) const EXTERNAL_FROM_26: ExternalFrom = ExternalFrom {
-  one_byte: 512 << 10,
-  two_byte: 512 << 10,
+  bytes: 512 << 10,
   heap_below: 48 << 20,
   // Node's EXTERN_APEX (src/string_bytes.cc).
   lean_units: 0xFBEE9,
   read_freed_from: 8 << 20,
 };
-
-/// After this many bytes of external strings, and as many strings, made with
-/// none collected, V8's GC is taken as stalled
-/// (`external_memory::copies_instead`): past V8's 64 MiB step for external
-/// memory, and past the few strings in flight in a loop of huge reads, which
-/// a copy would only add to.
-pub(crate) const STALLED_AFTER: u64 = 192 << 20;
-/// See `STALLED_AFTER`.
-pub(crate) const STALLED_AFTER_STRINGS: u64 = 16;
 
 /// The JS layer tells the addon the heap's size once per this many calls
 /// (lib/heap.js): asking V8 costs about a small file's read, and a heap grows
@@ -182,12 +126,6 @@ pub(crate) const HEAP_CHECK_EVERY: u32 = 64;
 /// and from this size on our read alone keeps the call ahead of fs.
 pub(crate) const V8_DECODES_INVALID_FROM: usize = 32 << 20;
 
-/// ASCII a caller keeps (decodeUtf8's input) shorter than this is copied
-/// straight into V8's heap, whatever `ExternalFrom` says: it must be copied
-/// either way, and up to V8's largest young-generation object that copy is
-/// cheaper than a buffer of ours whose finalizer brings on full GCs.
-pub(crate) const BORROWED_ASCII_COPY_BELOW: usize = 128 << 10;
-
 // ── buffers ───────────────────────────────────────────────────────────────
 
 /// Buffers smaller than this are not shared between threads: each thread keeps
@@ -198,12 +136,7 @@ pub(crate) const SHARED_MIN_BYTES: usize = 64 * 1024;
 // An external string's buffer is given back by its finalizer, which Node 26
 // may run on one of V8's GC threads: it must go to the shared pool, not to the
 // small buffers of whichever thread that is.
-const _: () = assert!(
-  EXTERNAL_FROM_BEFORE_26.one_byte >= SHARED_MIN_BYTES
-    && EXTERNAL_FROM_BEFORE_26.two_byte >= SHARED_MIN_BYTES
-    && EXTERNAL_FROM_26.one_byte >= SHARED_MIN_BYTES
-    && EXTERNAL_FROM_26.two_byte >= SHARED_MIN_BYTES
-);
+const _: () = assert!(EXTERNAL_FROM_BEFORE_26.bytes >= SHARED_MIN_BYTES && EXTERNAL_FROM_26.bytes >= SHARED_MIN_BYTES);
 
 /// How many small buffers of each element type a thread keeps, unless told
 /// otherwise (`buffers::keep_locally`): a read buffer and a conversion's output
@@ -240,26 +173,18 @@ pub(crate) const LARGE_STEP_BYTES: usize = 2 << 20;
 /// At most this many results wait for the JS thread (finished, or being read
 /// ahead of the next one it needs).
 pub(crate) const BATCH_WINDOW: usize = 1024;
-/// Workers start no new file while the results waiting for the JS thread hold
-/// this many bytes or more: a list of huge files streams through.
+/// Readers start no new file while the results waiting for the JS thread
+/// hold this many bytes or more: a list of huge files streams through. The
+/// JS thread itself reads on only while the results it took out of the ring
+/// and has not made into strings yet hold less than a quarter of it.
 pub(crate) const BATCH_PENDING_MAX_BYTES: usize = 32 << 20;
-/// Async: results ready in list order per wake-up of the JS thread (fewer
-/// when workers wait for room or the batch is ending).
-pub(crate) const BATCH_WAKE_RUN: usize = 64;
-/// Results made into strings per handle scope (sync), so a list of 10^5 files
-/// does not hold 10^5 handles at once.
-pub(crate) const BATCH_SCOPE_RESULTS: usize = 256;
-/// Sync: results taken out of the ring (no longer counted in the pending
-/// bytes) whose strings are made before this thread reads any further.
-pub(crate) const BATCH_TAKEN_MAX_BYTES: usize = 8 << 20;
-/// Small buffers of each element type a batch's readers keep between them
-/// for their next files (each at least `LOCAL_KEEP`; see
-/// `buffers::keep_locally`): enough that most files find one that fits, and
-/// bounded however many readers there are.
-pub(crate) const BATCH_READERS_KEEP: usize = 64;
-/// Spent small buffers the JS thread holds out for a batch's readers at most.
-pub(crate) const BATCH_SPARES_MAX: usize = 128;
-/// Spent buffers a reader takes with each file it claims.
-pub(crate) const BATCH_SPARES_PER_CLAIM: usize = 4;
+/// Results the JS thread makes into strings at a time: per handle scope
+/// (sync), so a list of 10^5 files does not hold 10^5 handles at once, and
+/// per wake-up (async), each of which costs it a callback.
+pub(crate) const BATCH_RUN: usize = 256;
+/// Small buffers the JS thread copied strings out of, held for the batch's
+/// readers' next files (and half as many kept by the readers between them):
+/// enough that most files find one that fits, however many readers there are.
+pub(crate) const BATCH_SPARES: usize = 128;
 /// Most threads a batch starts; more cannot help a disk or the page cache.
 pub(crate) const BATCH_MAX_THREADS: u32 = 256;

@@ -4,11 +4,12 @@
 
 use napi::sys;
 
-use crate::js_string::{self, Maker, Outcome, Reply, STRING_TOO_LONG};
-use crate::limits::{MAX_STRING_LENGTH, SPLIT_READ_MIN_BYTES, V8_DECODES_INVALID_FROM};
+use crate::js_string::{self, Maker, Outcome, Reply, STRING_TOO_LONG, TOO_LARGE};
+use crate::limits::V8_DECODES_INVALID_FROM;
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::{self, Decoded, Text};
-use crate::{buffers, classify, two_threads};
+use crate::v8::MAX_STRING_LENGTH;
+use crate::{buffers, classify};
 
 /// Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or
 /// more, whatever it decodes to, and so do we.
@@ -34,8 +35,8 @@ fn left_to_v8(env: sys::napi_env, bytes: &[u8], facts: ReadFacts) -> bool {
 /// before a copy, see `js_string::from_converted`). A sync call leaves some
 /// large text to V8's decoder (`left_to_v8`).
 /// A file of kMaxLength bytes or more, found by its size (a `read` with a
-/// limit: `ReadError::TooLarge`) or by reading it, is readFileSync's
-/// ERR_STRING_TOO_LONG.
+/// limit: `ReadError::TooLarge`, which JS then judges) or by reading it, is
+/// readFileSync's ERR_STRING_TOO_LONG.
 pub(crate) fn read_to_string(
   env: sys::napi_env,
   read: impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError>,
@@ -43,9 +44,8 @@ pub(crate) fn read_to_string(
 ) -> Reply {
   let mut buf = Vec::new();
   let result = read(&mut buf);
-  let large = buf.len() >= SPLIT_READ_MIN_BYTES;
   let reply = match result {
-    Err(ReadError::TooLarge) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
+    Err(ReadError::TooLarge) => Reply::Outcome(Outcome::Failure(TOO_LARGE)),
     Err(e) => Reply::Outcome(e.into()),
     Ok(_) if too_long_for_a_file(&buf) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
     Ok(facts) if maker == Maker::SyncCall && left_to_v8(env, &buf, facts) => js_string::decoded_by_v8(env, &buf),
@@ -56,10 +56,6 @@ pub(crate) fn read_to_string(
     },
   };
   buffers::give(buf);
-  // Its end, for the next large read to tell whether it follows in a loop.
-  if large {
-    two_threads::note_splittable_end();
-  }
   reply
 }
 

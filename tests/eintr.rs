@@ -1,5 +1,5 @@
-//! Signals during a long read: open(2) and read(2) interrupted with EINTR are
-//! retried, and the bytes come out whole.
+//! Signals during a long read: open(2) (waiting for a FIFO's writer) and
+//! read(2) interrupted with EINTR are retried, and the bytes come out whole.
 //!
 //! Node's own signal handlers are installed with SA_RESTART, so there the
 //! kernel restarts an interrupted read by itself (the npm test sends signals
@@ -10,9 +10,11 @@
 use std::ffi::CString;
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::io::AsRawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use readfile_utf8::testing::{read_fd, read_path};
 
@@ -35,9 +37,17 @@ fn install_handler_without_restart() {
 }
 
 /// Reads `expected` through a FIFO fed slowly by a writer thread, while a third
-/// thread signals the reading thread every 200 µs. Returns what was read and
-/// how many signals the reading thread handled during the read.
-fn read_fifo_under_signals(name: &str, expected: &[u8], by_fd: bool) -> (Vec<u8>, usize) {
+/// thread signals the reading thread every 200 µs. The writer opens the FIFO
+/// only after `writer_waits`, so that a path read's open(2) blocks (and is
+/// interrupted) until then. Returns what was read (or the read's error), how
+/// many signals the reading thread handled during the read, and how many of
+/// them came before the writer opened.
+fn read_fifo_under_signals(
+  name: &str,
+  expected: &[u8],
+  by_fd: bool,
+  writer_waits: Duration,
+) -> (Result<Vec<u8>, String>, usize, usize) {
   install_handler_without_restart();
   let dir = std::env::temp_dir().join(format!("rfu8-eintr-{}-{name}", std::process::id()));
   std::fs::create_dir_all(&dir).unwrap();
@@ -46,26 +56,45 @@ fn read_fifo_under_signals(name: &str, expected: &[u8], by_fd: bool) -> (Vec<u8>
   // SAFETY: c_path is a valid NUL-terminated path.
   assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
 
+  let before = HANDLED.load(Ordering::Relaxed);
   let chunks: Vec<Vec<u8>> = expected.chunks(4096 + 3).map(<[u8]>::to_vec).collect();
   let writer_path = fifo.clone();
   let writer = std::thread::spawn(move || {
-    // Opening for write blocks until the reader opens (itself under signals).
-    let mut w = std::fs::OpenOptions::new().write(true).open(&writer_path).unwrap();
+    std::thread::sleep(writer_waits);
+    let signals_before_open = HANDLED.load(Ordering::Relaxed);
+    // A writer that does not wait for a reader: if the reader gave up (an
+    // open that was not retried), this fails after a while instead of hanging.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut w = loop {
+      match std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&writer_path)
+      {
+        Ok(w) => break w,
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) && Instant::now() < deadline => {
+          std::thread::sleep(Duration::from_millis(1))
+        }
+        Err(e) => panic!("no reader opened the FIFO within 10 s: {e}"),
+      }
+    };
+    // SAFETY: F_SETFL on an fd this thread owns; blocking writes from here on.
+    assert_eq!(unsafe { libc::fcntl(w.as_raw_fd(), libc::F_SETFL, 0) }, 0);
     for chunk in chunks {
       std::thread::sleep(Duration::from_millis(2));
       w.write_all(&chunk).unwrap();
     }
+    signals_before_open
   });
 
   let reading = Arc::new(AtomicBool::new(true));
-  let before = HANDLED.load(Ordering::Relaxed);
   let reader_path = fifo.clone();
   let reader = std::thread::spawn(move || {
     let bytes = if by_fd {
       let f = std::fs::File::open(&reader_path).unwrap();
-      read_fd(std::os::unix::io::AsRawFd::as_raw_fd(&f)).unwrap()
+      read_fd(f.as_raw_fd()).map_err(|e| format!("{e:?}"))
     } else {
-      read_path(reader_path.as_os_str().as_bytes(), libc::O_RDONLY).unwrap()
+      read_path(reader_path.as_os_str().as_bytes(), libc::O_RDONLY).map_err(|e| format!("{e:?}"))
     };
     (bytes, HANDLED.load(Ordering::Relaxed))
   });
@@ -78,14 +107,15 @@ fn read_fifo_under_signals(name: &str, expected: &[u8], by_fd: bool) -> (Vec<u8>
       std::thread::sleep(Duration::from_micros(200));
     }
   });
-  writer.join().unwrap();
+  let written = writer.join();
   // Stop signalling before the reader is joined: pthread_kill on a joined
   // thread's id is undefined behaviour.
   reading.store(false, Ordering::Relaxed);
   signaller.join().unwrap();
   let (bytes, handled_at_end) = reader.join().unwrap();
   std::fs::remove_dir_all(&dir).unwrap();
-  (bytes, handled_at_end - before)
+  let signals_before_open = written.unwrap_or_else(|e| std::panic::resume_unwind(e));
+  (bytes, handled_at_end - before, signals_before_open - before)
 }
 
 fn text() -> Vec<u8> {
@@ -95,9 +125,9 @@ fn text() -> Vec<u8> {
 /// Reads a FIFO by path or by fd under signals and checks the result.
 fn check_interrupted_read(name: &str, by_fd: bool) {
   let expected = text();
-  let (bytes, signals) = read_fifo_under_signals(name, &expected, by_fd);
+  let (bytes, signals, _) = read_fifo_under_signals(name, &expected, by_fd, Duration::ZERO);
   assert!(signals >= 20, "the read was interrupted often ({signals} signals)");
-  assert_eq!(bytes, expected);
+  assert_eq!(bytes.unwrap(), expected);
 }
 
 #[test]
@@ -108,4 +138,15 @@ fn a_path_read_interrupted_by_signals_is_retried_and_whole() {
 #[test]
 fn an_fd_read_interrupted_by_signals_is_retried_and_whole() {
   check_interrupted_read("fd", true);
+}
+
+#[test]
+fn an_open_interrupted_by_signals_while_it_waits_for_a_writer_is_retried() {
+  let expected = text();
+  let (bytes, _, before_open) = read_fifo_under_signals("open", &expected, false, Duration::from_millis(100));
+  assert!(
+    before_open >= 20,
+    "the open was interrupted often while it waited ({before_open} signals)"
+  );
+  assert_eq!(bytes.unwrap(), expected);
 }

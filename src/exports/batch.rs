@@ -2,22 +2,29 @@
 //! threads at once, each file through the single read's pipeline (read →
 //! classify → transcode), the JS strings made on the JS thread in list order.
 //!
-//! Worker threads take the next index from a shared counter, read and decode
+//! Reader threads take the next index from a shared counter, read and decode
 //! that file and leave the result in a ring of slots; the JS thread takes the
-//! results in order and makes their strings. A worker takes no index beyond
+//! results in order and makes their strings. A reader takes no index beyond
 //! the ring's reach, nor while the results waiting for the JS thread hold more
 //! than `PENDING_MAX_BYTES`: however long the list, memory holds the strings
 //! made so far plus a bounded working set.
 //!
-//! Sync: the calling thread is one of the readers; between scopes of strings
-//! it reads files itself while it may take one. Async: the workers wake the
-//! JS thread through a threadsafe function, whose JS callback calls
-//! `readFilesTake`.
+//! Sync: the calling thread reads too (the entry it needs next it reads and
+//! makes at once), and each call (`readFilesNext`) returns at the first entry
+//! that is not a string, which lib/batch.js then has fs answer before it goes
+//! on or stops. A sync batch has a loop's side effects: what its readers read
+//! ahead of the JS thread depends on `Ahead`, and once the caller stops
+//! (`readFilesCancel`), the call returns at once: readers still busy end on
+//! their own, their reads stopped between chunks. Async: every entry is read,
+//! as `Promise.all` over `fs.promises.readFile` starts every read, and the
+//! readers wake the JS thread through a threadsafe function, whose JS
+//! callback calls `readFilesTake`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::thread;
+use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use napi::bindgen_prelude::{Array, External, ToNapiValue};
@@ -28,15 +35,49 @@ use napi_derive::napi;
 use crate::external_memory;
 use crate::js_string::{self, Maker, Outcome, Reply, FS_ANSWERS, STRING_TOO_LONG};
 use crate::limits::{
-  BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_READERS_KEEP as READERS_KEEP,
-  BATCH_SCOPE_RESULTS as SCOPE_RESULTS, BATCH_SPARES_MAX as SPARES_MAX, BATCH_SPARES_PER_CLAIM as SPARES_PER_CLAIM,
-  BATCH_TAKEN_MAX_BYTES as TAKEN_MAX_BYTES, BATCH_WAKE_RUN as WAKE_RUN, BATCH_WINDOW as WINDOW, LOCAL_KEEP,
+  BATCH_MAX_THREADS as MAX_THREADS, BATCH_PENDING_MAX_BYTES as PENDING_MAX_BYTES, BATCH_RUN,
+  BATCH_SPARES as SPARES_MAX, BATCH_WINDOW as WINDOW, LOCAL_KEEP,
 };
+
+/// Results taken out of the ring (no longer counted in the pending bytes)
+/// whose strings the JS thread makes before it reads any further.
+const TAKEN_MAX_BYTES: usize = PENDING_MAX_BYTES / 4;
+/// Small buffers of each element type a batch's readers keep between them.
+const READERS_KEEP: usize = SPARES_MAX / 2;
+/// Spent buffers a reader takes with each file it claims: a read buffer and
+/// a conversion's output, for this file and the next.
+const SPARES_PER_CLAIM: usize = 2 * LOCAL_KEEP;
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::Text;
 use crate::{buffers, pipeline, read};
 
-// ---- The single-read pipeline, as the batch uses it: these two functions only. ----
+// ---- The single-read pipeline, as the batch uses it. ----
+
+/// Which entries a batch's readers may read before the JS thread needs them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ahead {
+  /// None: the flags can create, truncate or append, so entries are opened
+  /// one by one in list order, as a loop opens them.
+  Nothing,
+  /// Regular files only, found by a stat before any open: a sync batch that
+  /// throws at its first failure must not have opened a FIFO or a device
+  /// past it (nor wait for one), which a loop would never have reached.
+  RegularFiles,
+  /// Every entry: each is read whatever the others give (errors returned in
+  /// place, or an async batch).
+  Everything,
+}
+
+impl Ahead {
+  /// From lib/batch.js's number: 0, 1 or 2 as above.
+  fn from_js(ahead: u32) -> Self {
+    match ahead {
+      0 => Ahead::Nothing,
+      1 => Ahead::RegularFiles,
+      _ => Ahead::Everything,
+    }
+  }
+}
 
 /// How a batch reads each of its files.
 #[derive(Clone, Copy)]
@@ -57,33 +98,70 @@ impl Reading {
       alone: threads > 1 || concurrency <= 1,
     }
   }
-}
 
-/// The read step of one entry: the file at `path`, on the calling thread
-/// alone (the other cores are busy with the other files); one of kMaxLength
-/// bytes or more is not read (`ReadError::TooLarge`).
-fn read_file(path: &[u8], how: Reading) -> impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError> + '_ {
-  move |buf| {
-    read::with_terminated(path, |path| {
-      read::read_path_cancellable_into(path, how.flags, &read::NEVER_CANCELLED, buf)
-    })
-    .map(|facts| if how.alone { facts.read_alone() } else { facts })
+  fn facts(self, facts: ReadFacts) -> ReadFacts {
+    if self.alone {
+      facts.read_alone()
+    } else {
+      facts
+    }
   }
 }
 
-/// Reads and decodes the file at `path` (on a worker thread): its code units,
-/// or the failure code the single read would return (`too_large` for a file
-/// of kMaxLength bytes or more).
-fn read_one(path: &[u8], how: Reading, too_large: i32) -> Outcome {
-  pipeline::read_to_outcome(read_file(path, how), too_large)
+/// The read step of one entry in list order: the file at `path`, on the
+/// calling thread alone (the other cores are busy with the other files),
+/// stopped between chunks once `cancel` is set; one of kMaxLength bytes or
+/// more is not read (`ReadError::TooLarge`).
+fn read_file<'a>(
+  path: &'a [u8],
+  how: Reading,
+  cancel: &'a AtomicBool,
+) -> impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError> + 'a {
+  move |buf| {
+    read::with_terminated(path, |path| {
+      read::read_path_cancellable_into(path, how.flags, cancel, buf)
+    })
+    .map(|f| how.facts(f))
+  }
+}
+
+/// What a reader made of an entry.
+enum Done {
+  /// Read (the code units, or the failure code the single read returns).
+  Read(Outcome),
+  /// Not opened: not a regular file, read ahead of its turn
+  /// (`Ahead::RegularFiles`); the JS thread reads it in list order.
+  InOrder,
+}
+
+/// Reads and decodes the file at `path` off the JS thread: its code units, or
+/// the failure code the single read would return (`too_large` for a file of
+/// kMaxLength bytes or more). Ahead of the JS thread with
+/// `Ahead::RegularFiles`, anything but a regular file is left `InOrder`.
+fn read_one(path: &[u8], how: Reading, ahead: Ahead, cancel: &AtomicBool, too_large: i32) -> Done {
+  if ahead != Ahead::RegularFiles {
+    return Done::Read(pipeline::read_to_outcome(read_file(path, how, cancel), too_large));
+  }
+  let mut regular = true;
+  let read_if_regular = |buf: &mut Vec<u8>| {
+    let facts = read::with_terminated(path, |path| read::read_path_ahead_into(path, how.flags, cancel, buf))?;
+    regular = facts.is_some();
+    Ok(how.facts(facts.unwrap_or_default()))
+  };
+  let outcome = pipeline::read_to_outcome(read_if_regular, too_large);
+  if regular {
+    Done::Read(outcome)
+  } else {
+    Done::InOrder
+  }
 }
 
 /// Reads and decodes the file at `path` on the JS thread and makes its value
 /// at once, from this thread's reused buffers as a single read does: for the
 /// entry a sync batch needs next, which then never waits in the ring. Its
-/// string is made as the workers' are, so every entry of a batch is alike.
+/// string is made as the readers' are, so every entry of a batch is alike.
 fn read_value_now(env: sys::napi_env, path: &[u8], how: Reading) -> Reply {
-  pipeline::read_to_string(env, read_file(path, how), Maker::AfterWork)
+  pipeline::read_to_string(env, read_file(path, how, &read::NEVER_CANCELLED), Maker::AfterWork)
 }
 
 /// The JS value of a result (on the JS thread): the string, copied or external
@@ -135,10 +213,10 @@ struct State {
   /// The next index the JS thread takes.
   emitted: usize,
   /// Finished results, at `index % slots.len()`, from `emitted` on.
-  slots: Vec<Option<Outcome>>,
+  slots: Vec<Option<Done>>,
   /// Bytes held by the results in `slots`.
   pending_bytes: usize,
-  /// No reader takes another index: the batch is over, cancelled, or failed.
+  /// No reader takes another index: the batch is over or was stopped.
   stop: bool,
   js_waiting: bool,
   workers_waiting: usize,
@@ -157,17 +235,21 @@ struct State {
 struct Batch {
   paths: Paths,
   reading: Reading,
+  ahead: Ahead,
   /// The failure code for a file of kMaxLength bytes or more (see `read_one`).
   too_large: i32,
-  /// Stop at the first OS error in list order (the caller throws it).
-  stop_at_error: bool,
   /// How many reader threads it starts (the JS thread not counted).
   readers: usize,
+  /// Set when the batch stops: reads in progress stop at their next chunk.
+  cancel: AtomicBool,
   state: Mutex<State>,
   /// Signalled when the result the JS thread waits for is ready (sync).
   ready: Condvar,
   /// Signalled when readers may take indices again.
   room: Condvar,
+  /// The readers, joined when a sync batch is over (they are ending then);
+  /// never waited for when it stops early, which must return at once.
+  threads: Mutex<Vec<JoinHandle<()>>>,
 }
 
 /// Locks `m`, whether or not a thread panicked while holding it: no section
@@ -176,28 +258,30 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
   m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Whether `outcome` is an OS error (what `stop_at_error` stops at).
-fn is_os_error(outcome: &Outcome) -> bool {
-  matches!(outcome, Outcome::Failure(code) if *code != FS_ANSWERS)
-}
-
-fn result_bytes(outcome: &Outcome) -> usize {
-  match outcome {
-    Outcome::Text(Text::Latin1(v)) => v.capacity(),
-    Outcome::Text(Text::Utf16(v)) => v.capacity() * 2,
-    Outcome::Failure(_) => 0,
+fn result_bytes(done: &Done) -> usize {
+  match done {
+    Done::Read(Outcome::Text(Text::Latin1(v))) => v.capacity(),
+    Done::Read(Outcome::Text(Text::Utf16(v))) => v.capacity() * 2,
+    _ => 0,
   }
 }
 
+/// Whether the JS thread must stop at this result: anything but text (a
+/// failure for lib/batch.js to have fs answer, or an entry to read in order).
+fn ends_a_run(done: &Done) -> bool {
+  !matches!(done, Done::Read(Outcome::Text(_)))
+}
+
 impl Batch {
-  fn new(paths: Paths, reading: Reading, readers: usize, too_large: i32, stop_at_error: bool, waker: Waker) -> Self {
+  fn new(paths: Paths, reading: Reading, ahead: Ahead, readers: usize, too_large: i32, waker: Waker) -> Self {
     let window = paths.len().clamp(1, WINDOW);
     Batch {
       readers,
       paths,
       reading,
+      ahead,
       too_large,
-      stop_at_error,
+      cancel: AtomicBool::new(false),
       state: Mutex::new(State {
         claimed: 0,
         emitted: 0,
@@ -213,6 +297,7 @@ impl Batch {
       }),
       ready: Condvar::new(),
       room: Condvar::new(),
+      threads: Mutex::new(Vec::new()),
     }
   }
 
@@ -229,28 +314,28 @@ impl Batch {
       && (st.pending_bytes < PENDING_MAX_BYTES || st.claimed == st.emitted)
   }
 
-  /// `read` run on the path of entry `index`; `None` (fs answers: fs then
+  /// `read` run on the path of entry `index`; `None` (fs answers: JS then
   /// reads that entry) for an entry JS reads itself, or if `read` panicked.
   fn on_path<R>(&self, index: usize, read: impl FnOnce(&[u8]) -> R) -> Option<R> {
     let path = self.paths.get(index)?;
     catch_unwind(AssertUnwindSafe(|| read(path))).ok()
   }
 
-  /// Reads entry `index` (on whichever thread).
-  fn read(&self, index: usize) -> Outcome {
+  /// Reads entry `index` ahead of (or beside) the JS thread, on any thread.
+  fn read_ahead(&self, index: usize) -> Done {
     self
-      .on_path(index, |path| read_one(path, self.reading, self.too_large))
-      .unwrap_or(Outcome::Failure(FS_ANSWERS))
+      .on_path(index, |path| {
+        read_one(path, self.reading, self.ahead, &self.cancel, self.too_large)
+      })
+      .unwrap_or(Done::Read(Outcome::Failure(FS_ANSWERS)))
   }
 
   /// Reads entry `index`, the next in list order, on the JS thread and makes
-  /// its value (see `read_value_now`); whether it failed with an OS error.
-  fn read_now(&self, env: sys::napi_env, index: usize) -> (Reply, bool) {
-    let reply = self
+  /// its value (see `read_value_now`).
+  fn read_now(&self, env: sys::napi_env, index: usize) -> Reply {
+    self
       .on_path(index, |path| read_value_now(env, path, self.reading))
-      .unwrap_or(Reply::Outcome(Outcome::Failure(FS_ANSWERS)));
-    let failed = matches!(&reply, Reply::Outcome(outcome) if is_os_error(outcome));
-    (reply, failed)
+      .unwrap_or(Reply::Outcome(Outcome::Failure(FS_ANSWERS)))
   }
 
   /// Moves `ready_end` past the results ready in list order from it on.
@@ -261,14 +346,8 @@ impl Batch {
     }
   }
 
-  /// Whether every result has been taken, or none will come any more.
-  fn is_over(&self, st: &State) -> bool {
-    st.emitted >= self.len() || (st.stop && st.emitted >= st.claimed)
-  }
-
-  /// Records that the JS thread made the value of entry `emitted` itself;
-  /// returns whether the batch is over (as `take_ready` does).
-  fn emitted_now(&self, st: &mut State, failed: bool) -> bool {
+  /// Records that the JS thread made the value of entry `emitted` itself.
+  fn emitted_now(&self, st: &mut State) {
     st.emitted += 1;
     if st.ready_end < st.emitted {
       st.ready_end = st.emitted;
@@ -277,19 +356,17 @@ impl Batch {
     if st.workers_waiting > 0 {
       self.room.notify_all();
     }
-    if failed && self.stop_at_error {
-      self.stop(st);
-      return true;
-    }
-    self.is_over(st)
   }
 
   /// Stores a finished result; wakes the JS thread if it extends the run of
   /// results ready in list order (async: once that run is worth a wake-up).
-  fn deposit(&self, st: &mut State, index: usize, outcome: Outcome) {
-    st.pending_bytes += result_bytes(&outcome);
+  fn deposit(&self, st: &mut State, index: usize, done: Done) {
+    if st.stop {
+      return; // nobody takes it: dropped here
+    }
+    st.pending_bytes += result_bytes(&done);
     let window = st.slots.len();
-    st.slots[index % window] = Some(outcome);
+    st.slots[index % window] = Some(done);
     if index != st.ready_end {
       return;
     }
@@ -298,8 +375,8 @@ impl Batch {
   }
 
   /// Tells the JS thread that results are ready in list order. Async, a
-  /// wake-up costs the JS thread a callback: one per `WAKE_RUN` results,
-  /// unless `now` (a worker is about to wait for room) or no file is left to
+  /// wake-up costs the JS thread a callback: one per `BATCH_RUN` results,
+  /// unless `now` (a reader is about to wait for room) or no file is left to
   /// start (the batch is ending).
   fn wake_js(&self, st: &mut State, now: bool) {
     if st.ready_end == st.emitted {
@@ -312,7 +389,7 @@ impl Batch {
         }
       }
       Waker::Callback(wake) => {
-        let worth_it = now || st.ready_end - st.emitted >= WAKE_RUN || st.claimed >= self.len();
+        let worth_it = now || st.ready_end - st.emitted >= BATCH_RUN || st.claimed >= self.len();
         if !st.wake_queued && worth_it {
           st.wake_queued = true;
           let delivered = wake
@@ -327,23 +404,29 @@ impl Batch {
     }
   }
 
+  /// No reader takes another index, reads in progress stop at their next
+  /// chunk, and results not taken are dropped.
   fn stop(&self, st: &mut State) {
     st.stop = true;
+    self.cancel.store(true, Ordering::Relaxed);
     st.spares.clear();
-    if st.workers_waiting > 0 {
-      self.room.notify_all();
+    st.slots.iter_mut().for_each(|slot| drop(slot.take()));
+    st.pending_bytes = 0;
+    self.room.notify_all();
+    if let Waker::Callback(wake) = &mut st.waker {
+      wake.take();
     }
   }
 
-  /// A worker thread's loop: take an index, read it, store the result.
+  /// A reader thread's loop: take an index, read it, store the result.
   fn work(&self) {
     buffers::keep_locally((READERS_KEEP / self.readers.max(1)).max(LOCAL_KEEP));
-    let mut finished: Option<(usize, Outcome)> = None;
+    let mut finished: Option<(usize, Done)> = None;
     let mut spares = Vec::new();
     loop {
       let mut st = lock(&self.state);
-      if let Some((index, outcome)) = finished.take() {
-        self.deposit(&mut st, index, outcome);
+      if let Some((index, done)) = finished.take() {
+        self.deposit(&mut st, index, done);
       }
       while !self.may_claim(&st) {
         if st.stop || st.claimed >= self.len() {
@@ -352,7 +435,7 @@ impl Batch {
         // The JS thread must drain for room to come.
         self.wake_js(&mut st, true);
         st.workers_waiting += 1;
-        // A timeout too, so that a worker whose JS environment went away
+        // A timeout too, so that a reader whose JS environment went away
         // without a word (async) notices it and ends.
         st = self
           .room
@@ -372,7 +455,7 @@ impl Batch {
       spares.extend(st.spares.drain(left..));
       drop(st);
       spares.drain(..).for_each(Text::give_back);
-      finished = Some((index, self.read(index)));
+      finished = Some((index, self.read_ahead(index)));
     }
   }
 
@@ -389,38 +472,52 @@ impl Batch {
     st.spares.extend(spent.drain(..room));
   }
 
-  /// Moves the results ready in list order (up to `max`) into `out`; returns
-  /// whether the batch is over (every result taken, or the first error in
-  /// list order when `stop_at_error`).
-  fn take_ready(&self, st: &mut State, out: &mut Vec<Outcome>, max: usize) -> bool {
+  /// Moves the results ready in list order (up to `max`) into `out`, with
+  /// their indices, stopping after one that is not text when `stop_at_any`
+  /// (sync: lib/batch.js handles it before the batch goes on).
+  fn take_ready(&self, st: &mut State, out: &mut Vec<(usize, Done)>, max: usize, stop_at_any: bool) {
     let before = out.len();
     while out.len() - before < max && st.emitted < self.len() {
       let slot = st.emitted % st.slots.len();
-      let Some(outcome) = st.slots[slot].take() else {
+      let Some(done) = st.slots[slot].take() else {
         break;
       };
-      st.pending_bytes -= result_bytes(&outcome);
+      st.pending_bytes -= result_bytes(&done);
+      let ends = stop_at_any && ends_a_run(&done);
+      out.push((st.emitted, done));
       st.emitted += 1;
-      let failed = is_os_error(&outcome);
-      out.push(outcome);
-      if failed && self.stop_at_error {
-        self.stop(st);
-        return true;
+      if ends {
+        break;
       }
     }
     if out.len() > before && st.workers_waiting > 0 {
       self.room.notify_all();
     }
-    self.is_over(st)
   }
-}
 
-/// A raw JS value as a function's return value.
-pub struct Raw(sys::napi_value);
+  /// Starts up to `count` reader threads on `batch`, keeping their handles.
+  fn start_readers(batch: &Arc<Batch>, count: usize) -> usize {
+    let mut threads = lock(&batch.threads);
+    for _ in 0..count {
+      let reader = Arc::clone(batch);
+      let builder = thread::Builder::new().name("readfile-utf8-batch".into());
+      match builder.spawn(move || reader.work()) {
+        Ok(handle) => threads.push(handle),
+        Err(_) => break,
+      }
+    }
+    threads.len()
+  }
 
-impl ToNapiValue for Raw {
-  unsafe fn to_napi_value(_env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
-    Ok(val.0)
+  /// Ends the batch: readers are told to stop; with `wait`, they are joined
+  /// (a batch that is over: they are ending anyway); otherwise they end on
+  /// their own, after their current read.
+  fn end(&self, wait: bool) {
+    self.stop(&mut lock(&self.state));
+    let threads = std::mem::take(&mut *lock(&self.threads));
+    if wait {
+      threads.into_iter().for_each(|t| drop(t.join()));
+    }
   }
 }
 
@@ -501,119 +598,169 @@ fn typed_array_into(env: sys::napi_env, value: sys::napi_value, bytes: &mut Vec<
   }
 }
 
-/// Starts up to `count` worker threads running `work`; returns how many started.
-fn spawn_workers(count: usize, mut spawn: impl FnMut(thread::Builder) -> std::io::Result<()>) -> usize {
-  (0..count)
-    .take_while(|_| spawn(thread::Builder::new().name("readfile-utf8-batch".into())).is_ok())
-    .count()
-}
+/// The JS handle of a batch; stops the batch (without waiting for its
+/// readers) if it is collected before the batch is over.
+pub struct BatchHandle(Arc<Batch>);
 
-/// Sets `stop` when dropped: however the sync call ends, the workers end too
-/// before the scope joins them.
-struct StopOnDrop<'a>(&'a Batch);
-
-impl Drop for StopOnDrop<'_> {
+impl Drop for BatchHandle {
   fn drop(&mut self) {
-    let mut st = lock(&self.0.state);
-    st.stop = true;
-    self.0.room.notify_all();
+    self.0.end(false);
   }
 }
 
-/// `readFiles(paths, flags, concurrency, stopAtError)`: reads every path of
-/// the list with `concurrency` threads in all (this one included) and returns
-/// an array of strings and failure codes in list order (see `js_string`). With
-/// `stopAtError`, the array ends at the first OS error (the caller throws it).
-#[napi(js_name = "readFiles", ts_return_type = "Array<string | number>")]
-pub fn read_files(env: Env, paths: Array, flags: i32, concurrency: u32, stop_at_error: bool) -> napi::Result<Raw> {
-  let env = env.raw();
-  let paths = collect_paths(env, &paths)?;
-  let workers = (concurrency.clamp(1, MAX_THREADS) as usize - 1).min(paths.len().saturating_sub(1));
-  let batch = Batch::new(
+/// `readFilesOpen(paths, flags, concurrency, ahead)`: a sync batch of
+/// `concurrency` threads in all, the JS thread included; `ahead` (0, 1, 2)
+/// says what its readers may read before the JS thread needs it (`Ahead`).
+/// `readFilesNext` takes its results.
+#[napi(js_name = "readFilesOpen", ts_return_type = "ExternalObject<'batch'>")]
+pub fn read_files_open(
+  env: Env,
+  paths: Array,
+  flags: i32,
+  concurrency: u32,
+  ahead: u32,
+) -> napi::Result<External<BatchHandle>> {
+  let paths = collect_paths(env.raw(), &paths)?;
+  let ahead = Ahead::from_js(ahead);
+  let readers = match ahead {
+    Ahead::Nothing => 0,
+    _ => (concurrency.clamp(1, MAX_THREADS) as usize - 1).min(paths.len().saturating_sub(1)),
+  };
+  let batch = Arc::new(Batch::new(
     paths,
-    Reading::new(flags, workers + 1, concurrency),
-    workers,
+    Reading::new(flags, readers + 1, concurrency),
+    ahead,
+    readers,
     STRING_TOO_LONG,
-    stop_at_error,
     Waker::Condvar,
-  );
-  let mut out = ptr::null_mut();
-  // SAFETY: `env` is this call's env; `out` receives the new array.
-  napi::check_status!(unsafe { sys::napi_create_array(env, &mut out) })?;
-  let _window = external_memory::BatchWindow::open(env);
-  thread::scope(|scope| {
-    let _stop = StopOnDrop(&batch);
-    spawn_workers(workers, |builder| {
-      builder.spawn_scoped(scope, || batch.work()).map(|_| ())
-    });
-    collect_sync(env, &batch, out)
-  })?;
-  Ok(Raw(out))
+  ));
+  Batch::start_readers(&batch, readers);
+  Ok(External::new(BatchHandle(batch)))
 }
 
-/// The JS thread's part of a sync batch: take the results in order and make
-/// their values; read a file itself while the next result is not ready.
-fn collect_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi::Result<()> {
-  let mut taken = Vec::with_capacity(SCOPE_RESULTS);
-  let mut index = 0u32;
-  // Where the values this thread makes at once live, a scope's worth at a time.
-  let mut inline: Option<HandleScope> = None;
+/// `readFilesNext(handle, out)`: makes the values of the sync batch's next
+/// entries and stores them in `out` at their indices, up to the first entry
+/// that is not a string (its failure code is stored instead): returns that
+/// entry's index, or the list's length once every entry is a string. The next
+/// call goes on after that entry.
+#[napi(js_name = "readFilesNext")]
+pub fn read_files_next(env: Env, handle: &External<BatchHandle>, out: Array) -> napi::Result<u32> {
+  let env = env.raw();
+  let batch = &handle.0;
+  let _window = external_memory::BatchWindow::open(env);
+  let stopped_at = next_sync(env, batch, out.raw())?;
+  if stopped_at >= batch.len() {
+    batch.end(true);
+  }
+  Ok(stopped_at as u32)
+}
+
+/// The JS thread's part of a sync batch: takes the results in order and makes
+/// their values; reads a file itself while the next result is not ready.
+/// Returns the index of the first entry that is not a string, or the length.
+fn next_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi::Result<usize> {
+  let mut taken = Vec::with_capacity(BATCH_RUN);
   let mut spent = Vec::new();
   loop {
     let mut st = lock(&batch.state);
     batch.keep_spares(&mut st, &mut spent);
-    // Strings are made a scope's worth at a time: between them this thread
-    // keeps reading while it can, so one lock and one handle scope serve many files.
-    let mut taken_bytes = 0;
-    let over = loop {
-      let before = taken.len();
-      let over = batch.take_ready(&mut st, &mut taken, SCOPE_RESULTS - before);
-      taken_bytes += taken[before..].iter().map(result_bytes).sum::<usize>();
-      if over || taken.len() >= SCOPE_RESULTS || taken_bytes >= TAKEN_MAX_BYTES {
-        break over;
+    if st.emitted >= batch.len() {
+      return Ok(batch.len());
+    }
+    // The entry needed next, if no reader has it: read and made now, as a
+    // single read makes it, never waiting in the ring.
+    if taken.is_empty() && st.claimed == st.emitted && batch.may_claim(&st) {
+      let index = st.claimed;
+      st.claimed += 1;
+      drop(st);
+      let made = made_now(env, batch, out, index)?;
+      batch.emitted_now(&mut lock(&batch.state));
+      if !made {
+        return Ok(index);
       }
-      if batch.may_claim(&st) {
-        let claimed = st.claimed;
+      continue;
+    }
+    // Strings are made a scope's worth at a time: meanwhile this thread reads
+    // ahead while it can, so one lock and one handle scope serve many files.
+    let mut taken_bytes = 0;
+    loop {
+      let before = taken.len();
+      batch.take_ready(&mut st, &mut taken, BATCH_RUN - before, true);
+      taken_bytes += taken[before..]
+        .iter()
+        .map(|(_, done)| result_bytes(done))
+        .sum::<usize>();
+      let run_ended = taken.last().is_some_and(|(_, done)| ends_a_run(done));
+      if run_ended || st.emitted >= batch.len() || taken.len() >= BATCH_RUN || taken_bytes >= TAKEN_MAX_BYTES {
+        break;
+      }
+      if batch.may_claim(&st) && st.claimed > st.emitted {
+        let index = st.claimed;
         st.claimed += 1;
-        if claimed == st.emitted && taken.is_empty() {
-          // The entry needed next: its value is made now, as a single read
-          // makes it, and never waits in the ring.
-          drop(st);
-          if inline.as_ref().is_none_or(|scope| scope.values >= SCOPE_RESULTS) {
-            drop(inline.take()); // closes the full one first
-            inline = Some(HandleScope::open(env)?);
-          }
-          let failed = set_element_now(env, out, &mut index, batch, claimed)?;
-          if let Some(scope) = inline.as_mut() {
-            scope.values += 1;
-          }
-          st = lock(&batch.state);
-          if batch.emitted_now(&mut st, failed) {
-            break true;
-          }
-          continue;
-        }
         drop(st);
-        let outcome = batch.read(claimed);
+        let done = batch.read_ahead(index);
         st = lock(&batch.state);
-        batch.deposit(&mut st, claimed, outcome);
+        batch.deposit(&mut st, index, done);
         continue;
       }
-      if !taken.is_empty() {
-        break false;
+      if !taken.is_empty() || (st.claimed == st.emitted && batch.may_claim(&st)) {
+        break;
       }
       st.js_waiting = true;
       st = batch.ready.wait(st).unwrap_or_else(|e| e.into_inner());
       st.js_waiting = false;
-    };
+    }
     drop(st);
     spent.drain(..).for_each(Text::give_back);
-    inline = None;
-    set_elements(env, out, &mut index, &mut taken, &mut spent)?;
-    if over {
-      return Ok(());
+    if let Some(stopped_at) = set_elements(env, batch, out, &mut taken, &mut spent)? {
+      return Ok(stopped_at);
     }
   }
+}
+
+/// Reads entry `index` on the JS thread, in list order, and stores its value
+/// in `out`; returns whether it is a string.
+fn made_now(env: sys::napi_env, batch: &Batch, out: sys::napi_value, index: usize) -> napi::Result<bool> {
+  let _scope = HandleScope::open(env)?;
+  let reply = batch.read_now(env, index);
+  let made = !matches!(reply, Reply::Outcome(Outcome::Failure(_)));
+  // SAFETY: `env` is the live env of this call, on its JS thread.
+  let value = unsafe { Reply::to_napi_value(env, reply) }?;
+  set_element(env, out, index, value)?;
+  Ok(made)
+}
+
+/// Makes the values of `taken` and stores them in `out` at their indices, the
+/// entries left `InOrder` read now; returns the index of the first that is
+/// not a string, if one is (sync: the last taken, see `take_ready`).
+fn set_elements(
+  env: sys::napi_env,
+  batch: &Batch,
+  out: sys::napi_value,
+  taken: &mut Vec<(usize, Done)>,
+  spent: &mut Vec<Text>,
+) -> napi::Result<Option<usize>> {
+  let _scope = HandleScope::open(env)?;
+  let mut first_not_made = None;
+  for (index, done) in taken.drain(..) {
+    let made = match done {
+      Done::Read(outcome) => {
+        let made = !matches!(outcome, Outcome::Failure(_));
+        js_value(env, outcome, spent).and_then(|value| set_element(env, out, index, value))?;
+        made
+      }
+      Done::InOrder => made_now(env, batch, out, index)?,
+    };
+    if !made {
+      first_not_made = first_not_made.or(Some(index));
+    }
+  }
+  Ok(first_not_made)
+}
+
+fn set_element(env: sys::napi_env, out: sys::napi_value, index: usize, value: sys::napi_value) -> napi::Result<()> {
+  // SAFETY: `out` is a live array and `value` a live value of the current scope.
+  napi::check_status!(unsafe { sys::napi_set_element(env, out, index as u32, value) })
 }
 
 /// A handle scope, closed when dropped: the values made in it are then free
@@ -621,8 +768,6 @@ fn collect_sync(env: sys::napi_env, batch: &Batch, out: sys::napi_value) -> napi
 struct HandleScope {
   env: sys::napi_env,
   raw: sys::napi_handle_scope,
-  /// Values made in it so far.
-  values: usize,
 }
 
 impl HandleScope {
@@ -630,7 +775,7 @@ impl HandleScope {
     let mut raw = ptr::null_mut();
     // SAFETY: `env` is the live env of the current call, on its JS thread.
     napi::check_status!(unsafe { sys::napi_open_handle_scope(env, &mut raw) })?;
-    Ok(HandleScope { env, raw, values: 0 })
+    Ok(HandleScope { env, raw })
   }
 }
 
@@ -642,90 +787,29 @@ impl Drop for HandleScope {
   }
 }
 
-/// Reads entry `entry` (the next in list order) and stores its value in `out`
-/// at `*index`, in the caller's handle scope; returns whether it failed with
-/// an OS error.
-fn set_element_now(
-  env: sys::napi_env,
-  out: sys::napi_value,
-  index: &mut u32,
-  batch: &Batch,
-  entry: usize,
-) -> napi::Result<bool> {
-  let (reply, failed) = batch.read_now(env, entry);
-  // SAFETY: `env` is the live env of this call, on its JS thread.
-  let value = unsafe { Reply::to_napi_value(env, reply) }?;
-  // SAFETY: `out` is a live array and `value` a live value of the current scope.
-  napi::check_status!(unsafe { sys::napi_set_element(env, out, *index, value) })?;
-  *index += 1;
-  Ok(failed)
-}
-
-/// Makes the values of `taken` and stores them in `out` from `*index` on.
-fn set_elements(
-  env: sys::napi_env,
-  out: sys::napi_value,
-  index: &mut u32,
-  taken: &mut Vec<Outcome>,
-  spent: &mut Vec<Text>,
-) -> napi::Result<()> {
-  let _scope = HandleScope::open(env)?;
-  let mut result = Ok(());
-  for outcome in taken.drain(..) {
-    if result.is_err() {
-      continue; // the rest are dropped: nothing leaks
-    }
-    result = js_value(env, outcome, spent).and_then(|value| {
-      // SAFETY: `out` is a live array and `value` a live value of this scope.
-      napi::check_status!(unsafe { sys::napi_set_element(env, out, *index, value) })
-    });
-    *index += 1;
-  }
-  result
-}
-
-/// The JS handle of an async batch; cancels the batch if it is collected
-/// before the batch is over.
-pub struct BatchHandle(Arc<Batch>);
-
-impl Drop for BatchHandle {
-  fn drop(&mut self) {
-    let mut st = lock(&self.0.state);
-    self.0.stop(&mut st);
-    if let Waker::Callback(wake) = &mut st.waker {
-      wake.take();
-    }
-  }
-}
-
-/// `readFilesStart(paths, flags, concurrency, stopAtError, onReady)`: starts
-/// an async batch on `concurrency` worker threads. `onReady()` is called on
-/// the JS thread when results are ready to `readFilesTake`.
+/// `readFilesStart(paths, flags, concurrency, onReady)`: starts an async
+/// batch on `concurrency` reader threads, which read every entry. `onReady()`
+/// is called on the JS thread when results are ready to `readFilesTake`.
 #[napi(js_name = "readFilesStart", ts_return_type = "ExternalObject<'batch'>")]
 pub fn read_files_start(
   env: Env,
   paths: Array,
   flags: i32,
   concurrency: u32,
-  stop_at_error: bool,
   on_ready: WakeFn,
 ) -> napi::Result<External<BatchHandle>> {
   let paths = collect_paths(env.raw(), &paths)?;
-  let workers = (concurrency.clamp(1, MAX_THREADS) as usize).min(paths.len());
+  let readers = (concurrency.clamp(1, MAX_THREADS) as usize).min(paths.len());
   let batch = Arc::new(Batch::new(
     paths,
-    Reading::new(flags, workers, concurrency),
-    workers,
+    Reading::new(flags, readers, concurrency),
+    Ahead::Everything,
+    readers,
     // As readFileUtf8Async: fs.promises answers for files of kMaxLength bytes or more.
     FS_ANSWERS,
-    stop_at_error,
     Waker::Callback(Some(on_ready)),
   ));
-  let started = spawn_workers(workers, |builder| {
-    let batch = Arc::clone(&batch);
-    builder.spawn(move || batch.work()).map(|_| ())
-  });
-  if started == 0 {
+  if Batch::start_readers(&batch, readers) == 0 {
     // (lib/batch.js never starts an empty batch.)
     return Err(napi::Error::from_reason("readfile-utf8: could not start a thread"));
   }
@@ -733,27 +817,26 @@ pub fn read_files_start(
 }
 
 /// `readFilesTake(handle, out)`: stores the values of the results ready in
-/// list order into `out` (from where the last call stopped); returns true once
-/// the batch is over (then `out` ends at the first OS error if asked to).
+/// list order into `out` (from where the last call stopped): strings, and
+/// failure codes for lib/batch.js to have fs answer; returns true once every
+/// entry is in.
 #[napi(js_name = "readFilesTake")]
 pub fn read_files_take(env: Env, handle: &External<BatchHandle>, out: Array) -> napi::Result<bool> {
   let batch = &handle.0;
   let mut taken = Vec::new();
-  let (over, mut index) = {
+  let over = {
     let mut st = lock(&batch.state);
     st.wake_queued = false;
-    let index = st.emitted as u32;
-    let over = batch.take_ready(&mut st, &mut taken, usize::MAX);
-    if over {
-      // Released now, so that it no longer keeps the event loop alive.
-      if let Waker::Callback(wake) = &mut st.waker {
-        wake.take();
-      }
-    }
-    (over, index)
+    batch.take_ready(&mut st, &mut taken, usize::MAX, false);
+    st.emitted >= batch.len()
   };
+  if over {
+    // Released now, so that it no longer keeps the event loop alive; the
+    // readers are ending.
+    batch.end(false);
+  }
   let mut spent = Vec::new();
-  let made = set_elements(env.raw(), out.raw(), &mut index, &mut taken, &mut spent);
+  let made = set_elements(env.raw(), batch, out.raw(), &mut taken, &mut spent);
   batch.keep_spares(&mut lock(&batch.state), &mut spent);
   spent.into_iter().for_each(Text::give_back);
   made?;
@@ -761,21 +844,19 @@ pub fn read_files_take(env: Env, handle: &External<BatchHandle>, out: Array) -> 
 }
 
 /// `readFilesSettle()`: reports to V8's GC the external strings' bytes that
-/// the last `readFiles` still owes (lib/batch.js calls it in a microtask).
+/// the last sync batch still owes (lib/batch.js calls it in a microtask).
 #[napi(js_name = "readFilesSettle")]
 pub fn read_files_settle(env: Env) {
   external_memory::report_ended_batches(env.raw());
 }
 
-/// `readFilesCancel(handle)`: no further file is started; the threadsafe
-/// function is released, so the batch no longer keeps the event loop alive.
+/// `readFilesCancel(handle)`: the batch stops (a sync one that threw, an
+/// async one aborted): no further file is started, reads in progress stop at
+/// their next chunk, and nothing waits for them. Does nothing to a batch
+/// that is over.
 #[napi(js_name = "readFilesCancel")]
 pub fn read_files_cancel(handle: &External<BatchHandle>) {
-  let mut st = lock(&handle.0.state);
-  handle.0.stop(&mut st);
-  if let Waker::Callback(wake) = &mut st.waker {
-    wake.take();
-  }
+  handle.0.end(false);
 }
 
 /// `readFilesLength(paths, flags, concurrency)`: the batch's read step alone,
@@ -786,7 +867,7 @@ pub fn read_files_cancel(handle: &External<BatchHandle>) {
 #[cfg(feature = "bench")]
 #[napi(js_name = "readFilesLength")]
 pub fn read_files_length(env: Env, paths: Array, flags: i32, concurrency: u32) -> napi::Result<f64> {
-  use std::sync::atomic::{AtomicUsize, Ordering};
+  use std::sync::atomic::AtomicUsize;
 
   let paths = collect_paths(env.raw(), &paths)?;
   let threads = (concurrency.clamp(1, MAX_THREADS) as usize).min(paths.len().max(1));
@@ -802,7 +883,7 @@ pub fn read_files_length(env: Env, paths: Array, flags: i32, concurrency: u32) -
         return total;
       }
       if let Some(path) = paths.get(index) {
-        if read_file(path, how)(&mut buf).is_ok() {
+        if read_file(path, how, &read::NEVER_CANCELLED)(&mut buf).is_ok() {
           total += buf.len();
         }
       }
@@ -822,58 +903,119 @@ mod tests {
 
   use super::*;
 
-  /// A sync batch run without JS: one reader thread, and this thread taking
-  /// the results in order as the JS thread does, every buffer then spent.
+  fn paths_of(files: &[std::path::PathBuf]) -> Paths {
+    let mut paths = Paths {
+      bytes: Vec::new(),
+      spans: Vec::new(),
+    };
+    for path in files {
+      let start = paths.bytes.len();
+      paths.bytes.extend_from_slice(path.as_os_str().as_bytes());
+      paths.spans.push((start, paths.bytes.len()));
+    }
+    paths
+  }
+
+  /// Takes every result of `batch` as the JS thread does, without JS: waits
+  /// for the next one whenever none is ready.
+  fn take_all(batch: &Batch, mut each: impl FnMut(usize, Done, &mut Vec<Text>)) {
+    let (mut taken, mut spent) = (Vec::new(), Vec::new());
+    loop {
+      let mut st = lock(&batch.state);
+      batch.keep_spares(&mut st, &mut spent);
+      assert!(st.spares.len() <= SPARES_MAX, "{} spares", st.spares.len());
+      batch.take_ready(&mut st, &mut taken, usize::MAX, false);
+      let over = st.emitted >= batch.len();
+      if over {
+        batch.keep_spares(&mut st, &mut spent);
+        assert!(st.spares.is_empty(), "spares kept with no file left to read");
+      } else if taken.is_empty() {
+        st.js_waiting = true;
+        drop(batch.ready.wait_timeout(st, Duration::from_millis(50)).unwrap());
+        continue;
+      }
+      drop(st);
+      for (index, done) in taken.drain(..) {
+        each(index, done, &mut spent);
+      }
+      if over {
+        return;
+      }
+    }
+  }
+
+  /// A batch run without JS: one reader thread, and this thread taking the
+  /// results in order as the JS thread does, every buffer then spent.
   #[test]
   fn spares_stay_bounded_reused_buffers_hold_the_right_text_and_none_outlive_the_reads() {
     let dir = std::env::temp_dir().join(format!("readfile-utf8-spares-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let count = 700;
-    let mut paths = Paths {
-      bytes: Vec::new(),
-      spans: Vec::new(),
-    };
-    for i in 0..count {
-      let path = dir.join(format!("{i}.txt"));
-      std::fs::write(&path, "é".repeat(i % 300)).unwrap();
-      let start = paths.bytes.len();
-      paths.bytes.extend_from_slice(path.as_os_str().as_bytes());
-      paths.spans.push((start, paths.bytes.len()));
-    }
-    let batch = Batch::new(paths, Reading::new(0, 2, 2), 1, STRING_TOO_LONG, false, Waker::Condvar);
-    let (mut taken, mut spent, mut made) = (Vec::new(), Vec::new(), 0);
-    thread::scope(|scope| {
-      scope.spawn(|| batch.work());
-      loop {
-        let mut st = lock(&batch.state);
-        batch.keep_spares(&mut st, &mut spent);
-        assert!(st.spares.len() <= SPARES_MAX, "{} spares", st.spares.len());
-        let over = batch.take_ready(&mut st, &mut taken, usize::MAX);
-        if over {
-          batch.keep_spares(&mut st, &mut spent);
-          assert!(st.spares.is_empty(), "spares kept with no file left to read");
-        } else if taken.is_empty() {
-          st.js_waiting = true;
-          drop(batch.ready.wait_timeout(st, Duration::from_millis(50)).unwrap());
-          continue;
-        }
-        drop(st);
-        for outcome in taken.drain(..) {
-          let Outcome::Text(Text::Latin1(units)) = outcome else {
-            panic!("entry {made}: not Latin-1 text");
-          };
-          assert_eq!(units, vec![0xe9; made % 300], "entry {made}");
-          if buffers::is_kept_locally(&units) {
-            spent.push(Text::Latin1(units));
-          }
-          made += 1;
-        }
-        if over {
-          break;
-        }
+    let files: Vec<_> = (0..count)
+      .map(|i| {
+        let path = dir.join(format!("{i}.txt"));
+        std::fs::write(&path, "é".repeat(i % 300)).unwrap();
+        path
+      })
+      .collect();
+    let batch = Arc::new(Batch::new(
+      paths_of(&files),
+      Reading::new(0, 2, 2),
+      Ahead::Everything,
+      1,
+      STRING_TOO_LONG,
+      Waker::Condvar,
+    ));
+    assert_eq!(Batch::start_readers(&batch, 1), 1);
+    let mut made = 0;
+    take_all(&batch, |index, done, spent| {
+      let Done::Read(Outcome::Text(Text::Latin1(units))) = done else {
+        panic!("entry {index}: not Latin-1 text");
+      };
+      assert_eq!(units, vec![0xe9; index % 300], "entry {index}");
+      if buffers::is_kept_locally(&units) {
+        spent.push(Text::Latin1(units));
       }
+      made += 1;
     });
     assert_eq!(made, count);
+    batch.end(true);
     std::fs::remove_dir_all(&dir).unwrap();
   }
+
+  /// Reading ahead with `Ahead::RegularFiles`, a FIFO is neither opened nor
+  /// waited for: it is left to the JS thread, in list order.
+  #[test]
+  fn read_ahead_of_regular_files_only_leaves_a_fifo_unopened() {
+    let dir = std::env::temp_dir().join(format!("readfile-utf8-ahead-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("a.txt");
+    std::fs::write(&file, "text").unwrap();
+    let fifo = dir.join("fifo");
+    let c_fifo = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_fifo.as_ptr(), 0o600) }, 0);
+    let missing = dir.join("missing");
+    let batch = Batch::new(
+      paths_of(&[file, fifo.clone(), missing]),
+      Reading::new(0, 2, 2),
+      Ahead::RegularFiles,
+      0,
+      STRING_TOO_LONG,
+      Waker::Condvar,
+    );
+    // A FIFO that no writer opens: an open of it would block for ever.
+    assert!(matches!(batch.read_ahead(1), Done::InOrder));
+    assert!(matches!(batch.read_ahead(0), Done::Read(Outcome::Text(Text::Latin1(ref t))) if t == b"text"));
+    assert!(matches!(batch.read_ahead(2), Done::Read(Outcome::Failure(FS_ANSWERS))));
+    // No writer was let through: a non-blocking open for writing finds no reader.
+    let writer = std::fs::OpenOptions::new()
+      .write(true)
+      .custom_flags(libc::O_NONBLOCK)
+      .open(&fifo);
+    assert_eq!(writer.unwrap_err().raw_os_error(), Some(libc::ENXIO));
+    std::fs::remove_dir_all(&dir).unwrap();
+  }
+
+  use std::os::unix::fs::OpenOptionsExt;
 }

@@ -82,9 +82,11 @@ pub fn reader() -> &'static str {
   read::READER
 }
 
-/// Adds the plain callbacks (`raw`) to the exports napi-rs builds.
+/// Pins the library (see `pin`) and adds the plain callbacks (`raw`) to the
+/// exports napi-rs builds.
 #[napi(module_exports)]
 pub fn init(exports: Object, env: Env) -> napi::Result<()> {
+  crate::pin::pin_this_library();
   raw::register(&env, &exports)
 }
 

@@ -7,6 +7,7 @@
 //! and sets the read's `ReadCancel`, which the reader checks between chunks.
 
 use std::ffi::CString;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -93,9 +94,24 @@ impl Task for ReadTask {
 
   /// On a pool thread: everything but the string creation. The read's facts
   /// (the ASCII prefix checked chunk by chunk as it read) go to the decode.
+  /// A panic is caught here: napi-rs runs `compute` on a libuv thread
+  /// without catching one, which would abort the process.
   fn compute(&mut self) -> napi::Result<Outcome> {
+    catch_unwind(AssertUnwindSafe(|| self.read()))
+      .map_err(|_| napi::Error::from_reason("readfile-utf8: internal error (panic) in an async read"))
+  }
+
+  /// On the main thread: hand the code units over (see `js_string`).
+  fn resolve(&mut self, _env: Env, output: Outcome) -> napi::Result<Settled> {
+    Ok(Settled(output))
+  }
+}
+
+impl ReadTask {
+  /// The read itself (see `compute`).
+  fn read(&self) -> Outcome {
     let cancel = self.cancel.as_deref().unwrap_or(&read::NEVER_CANCELLED);
-    Ok(match &self.source {
+    match &self.source {
       Source::Path { path: None, .. } => Outcome::Failure(FS_ANSWERS),
       // Regular files of kMaxLength bytes or more are left to fs.promises (its
       // answer for them, a string or which error, depends on the Node
@@ -112,12 +128,7 @@ impl Task for ReadTask {
       Source::Fd(fd) => {
         pipeline::read_to_outcome(|buf| read::read_fd_cancellable_into(*fd, cancel, buf), STRING_TOO_LONG)
       }
-    })
-  }
-
-  /// On the main thread: hand the code units over (see `js_string`).
-  fn resolve(&mut self, _env: Env, output: Outcome) -> napi::Result<Settled> {
-    Ok(Settled(output))
+    }
   }
 }
 

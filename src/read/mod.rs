@@ -23,7 +23,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use crate::buffers;
-use crate::limits::{MAX_STRING_LENGTH, STACK_PATH_BYTES, UNKNOWN_SIZE_FIRST_CHUNK};
+use crate::limits::{STACK_PATH_BYTES, UNKNOWN_SIZE_FIRST_CHUNK};
+use crate::v8::MAX_STRING_LENGTH;
 
 /// Which reader this build has: "syscalls" or "portable".
 pub(crate) const READER: &str = reader::NAME;
@@ -151,12 +152,23 @@ fn cancelled(cancel: &AtomicBool) -> bool {
   cancel.load(Ordering::Relaxed)
 }
 
+/// A path whose read failed is fs's to answer (`ReadError::ForFs`): with its
+/// own error, or, through a layer that patches fs (Yarn PnP, Electron's asar,
+/// memfs), with the file it serves. Nothing was consumed that fs could not
+/// read again: opening a path has no effect a second open would undo.
+fn for_fs(e: ReadError) -> ReadError {
+  match e {
+    ReadError::Os { .. } => ReadError::ForFs,
+    e => e,
+  }
+}
+
 /// Opens `path` with fs-style numeric `flags` (from `fs.constants`) and reads
 /// it whole into `buf` (its old contents are dropped). A regular file of
 /// kMaxLength bytes or more is not read (`ReadError::TooLarge`): readFileSync
 /// refuses it after reading it all.
 pub(crate) fn read_path_into(path: &CStr, flags: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  reader::read_path(path, flags, MAX_STRING_LENGTH, Split::Allowed, &NEVER_CANCELLED, buf)
+  reader::read_path(path, flags, MAX_STRING_LENGTH, Split::Allowed, &NEVER_CANCELLED, buf).map_err(for_fs)
 }
 
 /// Like `read_path_into`, but the file is read on this thread alone, and the
@@ -169,13 +181,29 @@ pub(crate) fn read_path_cancellable_into(
   cancel: &AtomicBool,
   buf: &mut Vec<u8>,
 ) -> Result<ReadFacts, ReadError> {
-  reader::read_path(path, flags, MAX_STRING_LENGTH, Split::Never, cancel, buf)
+  reader::read_path(path, flags, MAX_STRING_LENGTH, Split::Never, cancel, buf).map_err(for_fs)
+}
+
+/// Like `read_path_cancellable_into`, for a read made ahead of a loop's order
+/// (a sync batch's next files): only a regular file is opened, found by a
+/// stat first; anything else (a FIFO, a device) is `Ok(None)`, never opened,
+/// so that a read ahead never waits, nor touches what a loop that stopped
+/// earlier would not have.
+pub(crate) fn read_path_ahead_into(
+  path: &CStr,
+  flags: i32,
+  cancel: &AtomicBool,
+  buf: &mut Vec<u8>,
+) -> Result<Option<ReadFacts>, ReadError> {
+  reader::read_regular_path(path, flags, MAX_STRING_LENGTH, cancel, buf).map_err(for_fs)
 }
 
 /// Reads a caller-owned fd from its current position to EOF into `buf`; never
-/// closes it.
+/// closes it. A failure before any byte was read is fs's to answer (it reads
+/// the fd from the same position); after, the bytes are gone from a pipe or
+/// a caller's offset, so the error is ours to report.
 pub(crate) fn read_fd_into(fd: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  reader::read_fd(fd, &NEVER_CANCELLED, buf)
+  read_fd_cancellable_into(fd, &NEVER_CANCELLED, buf)
 }
 
 /// `read_fd_into` that stops between chunks once `cancel` is set
@@ -185,7 +213,8 @@ pub(crate) fn read_fd_cancellable_into(
   cancel: &AtomicBool,
   buf: &mut Vec<u8>,
 ) -> Result<ReadFacts, ReadError> {
-  reader::read_fd(fd, cancel, buf)
+  buf.clear();
+  reader::read_fd(fd, cancel, buf).map_err(|e| if buf.is_empty() { for_fs(e) } else { e })
 }
 
 /// `read_path_into` of raw path bytes into a new buffer (for tests and tools).

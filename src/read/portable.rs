@@ -3,13 +3,13 @@
 //!
 //! A path read that fails answers `ReadError::ForFs`: fs then makes the call
 //! itself and throws its own error, field by field, on every OS, so no table
-//! of OS errors is kept here. Only read-only opens are made here (what
-//! `File::open` does); other flags go to fs as well.
+//! of OS errors is kept here. Only read-only opens are made here; other
+//! flags go to fs as well. On Windows a path is opened as libuv opens it for
+//! fs (`open_as_fs`), not through `std::fs`'s path handling.
 
 use std::ffi::CStr;
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use super::{
@@ -36,13 +36,28 @@ pub fn read_path(
   if flags != O_RDONLY {
     return Err(ReadError::ForFs);
   }
-  let path = os_path(path.to_bytes()).ok_or(ReadError::ForFs)?;
-  let file = File::open(path).map_err(|_| ReadError::ForFs)?;
+  let file = open_as_fs(path.to_bytes()).ok_or(ReadError::ForFs)?;
   let stop = Stop {
     max: max_bytes(),
     cancel,
   };
   read_file(&file, limit, stop, buf, |_| ReadError::ForFs)
+}
+
+/// Opens and reads `path` only if it is a regular file (see
+/// `read::read_path_ahead_into`); anything else is `Ok(None)`, not opened.
+pub fn read_regular_path(
+  path: &CStr,
+  flags: i32,
+  limit: usize,
+  cancel: &AtomicBool,
+  buf: &mut Vec<u8>,
+) -> Result<Option<ReadFacts>, ReadError> {
+  let os = os_path(path.to_bytes()).ok_or(ReadError::ForFs)?;
+  if !std::fs::metadata(os).map_err(|_| ReadError::ForFs)?.is_file() {
+    return Ok(None);
+  }
+  read_path(path, flags, limit, Split::Never, cancel, buf).map(Some)
 }
 
 /// Reads a caller's fd from its offset to EOF. Once bytes may have been
@@ -117,17 +132,64 @@ fn read_file(
   }
 }
 
-/// The path as the OS takes it: raw bytes on Unix; on Windows, where fs
-/// passes paths as UTF-8, a path that is not UTF-8 is left to fs.
+/// Opens `path` read-only as fs's open does: raw bytes on Unix.
 #[cfg(unix)]
-fn os_path(bytes: &[u8]) -> Option<&Path> {
+fn open_as_fs(path: &[u8]) -> Option<File> {
   use std::os::unix::ffi::OsStrExt;
-  Some(Path::new(std::ffi::OsStr::from_bytes(bytes)))
+  File::open(std::ffi::OsStr::from_bytes(path)).ok()
 }
 
-#[cfg(not(unix))]
-fn os_path(bytes: &[u8]) -> Option<&Path> {
-  std::str::from_utf8(bytes).ok().map(Path::new)
+/// Opens `path` read-only as libuv's `uv_fs_open` does for fs: the UTF-8 path
+/// as UTF-16, handed to `CreateFileW` as it is, with libuv's access, sharing
+/// and flags. `std::fs` would not do: it makes relative and long paths
+/// absolute with `GetFullPathNameW` (Win32 normalisation, which strips
+/// trailing dots and spaces), where fs gives the OS the path the JS layer made
+/// (`path.toNamespacedPath`: `\\?\C:\…`, which the OS takes verbatim). A path
+/// that is not UTF-8 is left to fs.
+#[cfg(windows)]
+fn open_as_fs(path: &[u8]) -> Option<File> {
+  use std::ffi::c_void;
+  use std::os::windows::io::FromRawHandle;
+
+  const FILE_GENERIC_READ: u32 = 0x0012_0089;
+  const FILE_SHARE_READ_WRITE_DELETE: u32 = 0x1 | 0x2 | 0x4;
+  const OPEN_EXISTING: u32 = 3;
+  const FILE_ATTRIBUTE_NORMAL: u32 = 0x80;
+  const FILE_FLAG_BACKUP_SEMANTICS: u32 = 0x0200_0000;
+  const INVALID_HANDLE_VALUE: *mut c_void = -1isize as *mut c_void;
+  #[link(name = "kernel32")]
+  extern "system" {
+    fn CreateFileW(
+      name: *const u16,
+      access: u32,
+      share: u32,
+      security: *mut c_void,
+      disposition: u32,
+      flags: u32,
+      template: *mut c_void,
+    ) -> *mut c_void;
+  }
+
+  let wide: Vec<u16> = std::str::from_utf8(path).ok()?.encode_utf16().chain([0]).collect();
+  // SAFETY: `wide` is NUL-terminated and outlives the call; the other
+  // pointers are null, which CreateFileW allows for them.
+  let handle = unsafe {
+    CreateFileW(
+      wide.as_ptr(),
+      FILE_GENERIC_READ,
+      FILE_SHARE_READ_WRITE_DELETE,
+      std::ptr::null_mut(),
+      OPEN_EXISTING,
+      FILE_ATTRIBUTE_NORMAL | FILE_FLAG_BACKUP_SEMANTICS,
+      std::ptr::null_mut(),
+    )
+  };
+  if handle == INVALID_HANDLE_VALUE || handle.is_null() {
+    return None;
+  }
+  // SAFETY: a handle CreateFileW just opened, owned by nothing else: the
+  // File closes it when dropped.
+  Some(unsafe { File::from_raw_handle(handle) })
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! The syscalls of a read (openat, fstat, read, pread, close), made directly with
+//! The syscalls of a read (openat, fstat, newfstatat, read, pread, close), made directly with
 //! `syscall(2)` rather than through glibc's wrappers and `std::fs::File`.
 //!
 //! glibc's open, read, pread and close are pthread cancellation points that
@@ -58,6 +58,27 @@ pub fn fstat(fd: RawFd) -> io::Result<libc::stat> {
     return Err(io::Error::last_os_error());
   }
   // SAFETY: fstat returned 0, so it initialised `st`.
+  Ok(unsafe { st.assume_init() })
+}
+
+/// stat(2) of `path` (newfstatat, following symlinks as open does).
+pub fn stat(path: &CStr) -> io::Result<libc::stat> {
+  let mut st = MaybeUninit::<libc::stat>::uninit();
+  // SAFETY: `path` is NUL-terminated and lives through the call; newfstatat
+  // writes a full `struct stat` into `st` and reads nothing else.
+  let status = unsafe {
+    libc::syscall(
+      libc::SYS_newfstatat,
+      libc::AT_FDCWD as c_long,
+      path.as_ptr(),
+      st.as_mut_ptr(),
+      0 as c_long,
+    )
+  };
+  if status != 0 {
+    return Err(io::Error::last_os_error());
+  }
+  // SAFETY: newfstatat returned 0, so it initialised `st`.
   Ok(unsafe { st.assume_init() })
 }
 

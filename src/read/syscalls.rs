@@ -2,9 +2,8 @@
 //! fewer calls: open (O_CLOEXEC), fstat, one read sized from `st_size` (+1
 //! byte so that a file which grew since fstat is noticed), close. Large files
 //! we opened ourselves are read as two halves by two threads at once (from
-//! `SPLIT_READ_MIN_BYTES`, later for those whose first page converts more
-//! cheaply; see `split_read_min` and `read_halves`), while the helper thread
-//! is awake or in a loop of reads (`two_threads::worth_splitting`). Files
+//! `SPLIT_READ_MIN_BYTES`, unless their first page is ASCII; see
+//! `read_halves`). Files
 //! that report size 0 or are not regular (procfs, FIFOs, character devices,
 //! terminals) are read in a growing loop until read returns 0. EINTR is
 //! retried everywhere.
@@ -20,12 +19,10 @@ use super::{
   cancelled, empty_with_room, grow_towards, known_size, max_bytes, room_for, too_long, ReadError, ReadFacts, Split,
   Stop, Syscall,
 };
-use crate::classify::{classify, Class};
 use crate::limits::{
-  CHUNKED_READ_MIN_BYTES, HEAD_PROBE_BYTES, READ_CHUNK_BYTES, SPLIT_ASCII_READ_MIN_BYTES,
-  SPLIT_ONE_BYTE_READ_MIN_BYTES, SPLIT_READ_MIN_BYTES, UNKNOWN_SIZE_CHUNK,
+  CHUNKED_READ_MIN_BYTES, HEAD_PROBE_BYTES, READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES, UNKNOWN_SIZE_CHUNK,
 };
-use crate::two_threads::{self, both, page_aligned_middle};
+use crate::two_threads::{both, page_aligned_middle};
 
 pub const NAME: &str = "syscalls";
 
@@ -59,6 +56,24 @@ fn open(path: &CStr, flags: i32) -> io::Result<syscall::OwnedFd> {
   }
 }
 
+/// Opens and reads `path` only if it is a regular file, which it looks up
+/// first (stat): anything else (a FIFO, a device) is `Ok(None)`, not opened.
+/// The size the stat gave is the read's guess, as fstat's is for `read_path`.
+pub fn read_regular_path(
+  path: &CStr,
+  flags: i32,
+  limit: usize,
+  cancel: &AtomicBool,
+  buf: &mut Vec<u8>,
+) -> Result<Option<ReadFacts>, ReadError> {
+  let (regular, size) = kind_and_size(&syscall::stat(path).map_err(|e| os_error(e, Syscall::Open))?);
+  if !regular {
+    return Ok(None);
+  }
+  let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;
+  read_known_kind(fd.raw(), regular, size, Split::Never, limit, cancel, buf).map(Some)
+}
+
 fn read_open_fd(
   fd: RawFd,
   split: Split,
@@ -66,7 +81,22 @@ fn read_open_fd(
   cancel: &AtomicBool,
   buf: &mut Vec<u8>,
 ) -> Result<ReadFacts, ReadError> {
-  let (regular, size) = file_kind_and_size(fd).map_err(|e| os_error(e, Syscall::Read))?;
+  let (regular, size) = syscall::fstat(fd)
+    .map(|st| kind_and_size(&st))
+    .map_err(|e| os_error(e, Syscall::Read))?;
+  read_known_kind(fd, regular, size, split, limit, cancel, buf)
+}
+
+/// Reads an open fd whose kind and size are known (from fstat or stat).
+fn read_known_kind(
+  fd: RawFd,
+  regular: bool,
+  size: usize,
+  split: Split,
+  limit: usize,
+  cancel: &AtomicBool,
+  buf: &mut Vec<u8>,
+) -> Result<ReadFacts, ReadError> {
   if regular && size >= limit {
     return Err(ReadError::TooLarge);
   }
@@ -74,16 +104,11 @@ fn read_open_fd(
   empty_with_room(buf, room_for(known));
   // The ASCII prefix of what `buf` holds before the plain read (a probed head).
   let mut head_ascii = 0;
-  if known.is_some() && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed && two_threads::worth_splitting(size) {
-    let head = if size < SPLIT_ASCII_READ_MIN_BYTES {
-      Some(probe_head(fd, buf)?)
-    } else {
-      None
-    };
-    if size < split_read_min(head) {
-      if head == Some(Class::Ascii) {
-        head_ascii = buf.len();
-      }
+  if known.is_some() && size >= SPLIT_READ_MIN_BYTES && split == Split::Allowed {
+    // ASCII needs no conversion, and its copy alone gains too little from a
+    // second thread: a file whose first page is ASCII is read on this one.
+    if read_head_is_ascii(fd, buf)? {
+      head_ascii = buf.len();
     } else if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
       return Ok(ReadFacts {
         ascii_prefix,
@@ -91,8 +116,8 @@ fn read_open_fd(
         ..ReadFacts::default()
       });
     }
-    // A head that converts cheaply, or the file changed under us: read (the
-    // rest) on the plain way.
+    // An ASCII head, or the file changed under us: read (the rest) on the
+    // plain way.
   }
   let stop = Stop {
     max: max_bytes(),
@@ -108,23 +133,12 @@ fn read_open_fd(
   })
 }
 
-/// Reads the file's first `HEAD_PROBE_BYTES` into the empty `buf` and
-/// classifies them: a guess for the rest of the file, which only decides how
-/// it is read (see `split_read_min`).
-fn probe_head(fd: RawFd, buf: &mut Vec<u8>) -> Result<Class, ReadError> {
+/// Reads the file's first `HEAD_PROBE_BYTES` into the empty `buf`: whether
+/// they are ASCII, a guess for the rest of the file, which only decides how
+/// it is read.
+fn read_head_is_ascii(fd: RawFd, buf: &mut Vec<u8>) -> Result<bool, ReadError> {
   read_appending(fd, buf, HEAD_PROBE_BYTES)?;
-  Ok(classify(buf))
-}
-
-/// From what size a file whose first page is of class `head` (`None`: not
-/// probed) is read in halves: the cheaper its conversion, the later the
-/// second thread repays its wake-up.
-fn split_read_min(head: Option<Class>) -> usize {
-  match head {
-    Some(Class::Ascii) => SPLIT_ASCII_READ_MIN_BYTES,
-    Some(Class::Latin1Range) => SPLIT_ONE_BYTE_READ_MIN_BYTES,
-    Some(Class::Wide) | None => SPLIT_READ_MIN_BYTES,
-  }
+  Ok(buf.is_ascii())
 }
 
 /// Regular file of `size` bytes, read from the fd's offset into `buf`, which
@@ -274,10 +288,9 @@ fn grow_until_eof(fd: RawFd, stop: Stop, buf: &mut Vec<u8>) -> Result<(), ReadEr
   }
 }
 
-/// (is a regular file, st_size) from fstat.
-fn file_kind_and_size(fd: RawFd) -> io::Result<(bool, usize)> {
-  let st = syscall::fstat(fd)?;
-  Ok(((st.st_mode & libc::S_IFMT) == libc::S_IFREG, st.st_size as usize))
+/// (is a regular file, st_size) of a stat.
+fn kind_and_size(st: &libc::stat) -> (bool, usize) {
+  ((st.st_mode & libc::S_IFMT) == libc::S_IFREG, st.st_size as usize)
 }
 
 /// One read(2) of at most `limit` bytes into the spare capacity of `buf`
@@ -310,19 +323,34 @@ mod tests {
   use std::os::unix::io::{AsRawFd, FromRawFd};
 
   #[test]
-  fn reads_whole_file_and_reports_enoent() {
+  fn reads_whole_file_and_leaves_a_failed_path_to_fs() {
     let dir = scratch_dir("read");
     let p = dir.join("a.txt");
     std::fs::File::create(&p).unwrap().write_all(b"hello").unwrap();
     let bytes = read_path(p.as_os_str().as_bytes(), libc::O_RDONLY).unwrap();
     assert_eq!(bytes, b"hello");
     let missing = dir.join("missing");
+    let c_missing = std::ffi::CString::new(missing.as_os_str().as_bytes()).unwrap();
+    let never = std::sync::atomic::AtomicBool::new(false);
+    // The reader reports the OS error; the read as the pipeline makes it
+    // leaves the path to fs, which then answers with its own.
     assert_eq!(
-      read_path(missing.as_os_str().as_bytes(), libc::O_RDONLY),
+      super::read_path(
+        &c_missing,
+        libc::O_RDONLY,
+        usize::MAX,
+        Split::Never,
+        &never,
+        &mut Vec::new()
+      ),
       Err(ReadError::Os {
         errno: libc::ENOENT,
         syscall: Syscall::Open
       })
+    );
+    assert_eq!(
+      read_path(missing.as_os_str().as_bytes(), libc::O_RDONLY),
+      Err(ReadError::ForFs)
     );
     assert_eq!(read_path(b"a\0b", libc::O_RDONLY), Err(ReadError::ForFs));
     std::fs::remove_dir_all(&dir).unwrap();
@@ -347,15 +375,13 @@ mod tests {
   }
 
   #[test]
-  fn files_from_the_split_size_on_are_read_in_halves_unless_their_first_page_converts_cheaply() {
+  fn files_from_the_split_size_on_are_read_in_halves_unless_their_first_page_is_ascii() {
     let dir = scratch_dir("split-size");
     let p = dir.join("mid.txt");
     let read = |size, odd_at, odd| {
       let bytes = write_letters(&p, size, odd_at, odd);
       // Exactly the room a read asks for: a larger pooled buffer would chunk reads.
       let mut buf = Vec::with_capacity(size + 1);
-      // As in a loop of reads, where a sleeping helper is woken for a split.
-      two_threads::note_splittable_end();
       let got = with_terminated(p.as_os_str().as_bytes(), |p| {
         read_path_into(p, libc::O_RDONLY, &mut buf)
       })
@@ -364,11 +390,11 @@ mod tests {
       (got.ascii_prefix, got.in_halves)
     };
     // (odd bytes and their position, expected known-ASCII prefix, read in
-    // halves): text whose first page holds an error or a character above
-    // U+00FF is split; text whose first page is ASCII is not, wherever it
+    // halves): text whose first page holds an error or any character past
+    // ASCII is split; text whose first page is ASCII is not, wherever it
     // stops being ASCII (the plain read knows its prefix chunk by chunk, if
-    // it is chunked), nor is Latin-1 text below its own split size.
-    for size in [SPLIT_READ_MIN_BYTES, SPLIT_ONE_BYTE_READ_MIN_BYTES] {
+    // it is chunked).
+    for size in [SPLIT_READ_MIN_BYTES, 2 * CHUNKED_READ_MIN_BYTES + 12345] {
       let split = page_aligned_middle(size);
       // The start of the read (after the probed head) that holds `at`.
       let chunk_start = |at: usize| {
@@ -383,7 +409,7 @@ mod tests {
         (&b"\xe9"[..], None, (size, false)),
         (b"\xe9", Some(0), (0, true)),
         ("中".as_bytes(), Some(0), (0, true)),
-        ("é".as_bytes(), Some(0), (0, size >= SPLIT_ONE_BYTE_READ_MIN_BYTES)),
+        ("é".as_bytes(), Some(0), (0, true)),
         (b"\xe9", Some(HEAD_PROBE_BYTES - 1), (0, true)),
         (b"\xe9", Some(HEAD_PROBE_BYTES), (HEAD_PROBE_BYTES, false)),
         (b"\xe9", Some(split), (chunk_start(split), false)),
@@ -396,15 +422,9 @@ mod tests {
         );
       }
     }
-    let size = SPLIT_READ_MIN_BYTES;
     // One byte less: read on this thread whatever it holds.
+    let size = SPLIT_READ_MIN_BYTES;
     assert_eq!(read(size - 1, Some(0), b"\xe9"), (0, false));
-    let size = SPLIT_ONE_BYTE_READ_MIN_BYTES;
-    assert_eq!(read(size - 1, Some(0), "é".as_bytes()), (0, false));
-    // From the ASCII split size on, ASCII is split too.
-    let size = SPLIT_ASCII_READ_MIN_BYTES;
-    assert_eq!(read(size, None, b""), (size, true));
-    assert_eq!(read(size - 1, None, b""), (size - 1, false));
     std::fs::remove_dir_all(&dir).unwrap();
   }
 

@@ -21,9 +21,11 @@ use std::mem::MaybeUninit;
 
 use super::{simd, starts_invalid};
 use crate::buffers::{self as pool, Reusable};
-use crate::limits::{
-  EARLY_CHECK_BYTES, EXACT_TAIL_BYTES, LOSSY_PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES, SPLIT_READ_MIN_BYTES,
-};
+use crate::limits::{EARLY_CHECK_BYTES, LOSSY_PARALLEL_MIN_BYTES, PARALLEL_MIN_BYTES, SPLIT_READ_MIN_BYTES};
+
+/// Below this many bytes, the end of an exactly-sized conversion goes through
+/// a buffer on the stack (the converters want room for one unit per byte).
+const EXACT_TAIL_BYTES: usize = 128;
 use crate::read::ReadFacts;
 use crate::two_threads::{both, page_aligned_middle};
 

@@ -1,68 +1,51 @@
-//! A second thread that stays, for the half of a split job that the calling
-//! thread does not do itself (`super::both`).
+//! A second thread, for the half of a split job that the calling thread does
+//! not do itself (`super::both`).
 //!
 //! A thread started per call (stack mmap, clone, munmap) costs more than the
 //! split of a 2 MiB read saves; handing a task to a thread that waits for one
-//! costs far less.
+//! costs far less. The helper sleeps while it has no task (it never spins, so
+//! it takes no core from anyone between calls) and ends once it has had none
+//! for `KEEP_IDLE_FOR`, as idle buffers go: no thread of ours outlives the
+//! work. A task it has not begun by the time the caller's own half is done
+//! is taken back and run by the caller, so a helper woken late (its core busy
+//! with V8's GC threads, say) makes a split no slower than none.
 //!
 //! One helper serves one caller at a time; a second caller at the same moment
 //! (another worker_thread) is told it is busy and starts its own thread.
 
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{fence, AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use crate::limits::{HELPER_SPIN_BRIEFLY, HELPER_SPIN_FOR};
+use crate::limits::KEEP_IDLE_FOR;
 
 type Task = Box<dyn FnOnce() + Send + 'static>;
 
+/// What the helper and its caller share, under `Helper::state`.
+struct State {
+  /// The task handed over and not yet taken by the helper.
+  task: Option<Task>,
+  /// A helper thread is running (asleep or not); it ends after an idle while.
+  alive: bool,
+}
+
 struct Helper {
-  /// The process that started the helper: a child made by fork(2) without
-  /// exec has no helper thread, so it must not wait for one.
-  process: u32,
   /// Held by the caller whose task the helper has (or is about to get).
   claimed: AtomicBool,
-  /// The task handed over and not yet taken by the helper.
-  task: Mutex<Option<Task>>,
-  /// Whether `task` holds one, for the helper to spin on.
-  task_waiting: AtomicBool,
+  state: Mutex<State>,
+  /// Signalled when a task is handed over (the helper waits on it).
   task_ready: Condvar,
-  /// Set while the helper waits on `task_ready` (a caller then wakes it).
-  helper_sleeping: AtomicBool,
-  /// Set once the task has run and been dropped (with all it borrowed).
+  /// The helper took the task handed over, and is running it.
+  begun: AtomicBool,
+  /// The task handed over has run and been dropped (with all it borrowed).
   finished: AtomicBool,
+  /// Signalled when `finished` is set (the caller may wait on it).
   task_done: Condvar,
-  /// Set while the caller waits on `task_done` (the helper then wakes it).
-  caller_sleeping: AtomicBool,
 }
 
-static HELPER: OnceLock<Option<&'static Helper>> = OnceLock::new();
-
-/// The helper, started on first use; `None` if no thread could be started (not
-/// retried: each split then starts a thread of its own, as `super::both`
-/// does for a busy helper).
-fn helper() -> Option<&'static Helper> {
-  *HELPER.get_or_init(|| {
-    let helper: &'static Helper = Box::leak(Box::new(Helper::new()));
-    let started = thread::Builder::new()
-      .name("readfile-utf8-helper".into())
-      .spawn(move || helper.serve());
-    started.is_ok().then_some(helper)
-  })
-}
-
-/// Whether the helper is running or spinning for a task (not asleep, which
-/// a hand-over would have to wake it from).
-#[cfg_attr(any(not(target_os = "linux"), feature = "portable-read"), allow(dead_code))]
-pub(super) fn awake() -> bool {
-  HELPER
-    .get()
-    .copied()
-    .flatten()
-    .is_some_and(|h| !h.helper_sleeping.load(Ordering::Relaxed))
-}
+static HELPER: Helper = Helper::new();
 
 /// Locks `m`, whether or not a thread panicked while holding it (none of our
 /// critical sections can leave the data half-updated).
@@ -71,96 +54,50 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Helper {
-  /// A helper with no task, for a thread to `serve`.
-  fn new() -> Helper {
+  /// A helper with no task and no thread yet.
+  const fn new() -> Helper {
     Helper {
-      process: std::process::id(),
       claimed: AtomicBool::new(false),
-      task: Mutex::new(None),
-      task_waiting: AtomicBool::new(false),
+      state: Mutex::new(State {
+        task: None,
+        alive: false,
+      }),
       task_ready: Condvar::new(),
-      helper_sleeping: AtomicBool::new(false),
+      begun: AtomicBool::new(false),
       finished: AtomicBool::new(false),
       task_done: Condvar::new(),
-      caller_sleeping: AtomicBool::new(false),
     }
   }
 
-  /// The helper's loop: wait for a task, run it, say so.
-  fn serve(&self) {
-    let mut last_end: Option<Instant> = None;
-    // Whether each of the last two tasks came within `HELPER_SPIN_FOR` of the
-    // one before: a loop of reads, worth the long spin. Between calls with
-    // idle gaps that spin would only hold a core the caller's vCPU may share.
-    let (mut came_soon, mut previous_came_soon) = (false, false);
+  /// The helper thread's loop: wait for a task, run it, say so; end after
+  /// `KEEP_IDLE_FOR` without one.
+  fn serve(&'static self) {
+    let mut state = lock(&self.state);
     loop {
-      let spin_for = if came_soon && previous_came_soon {
-        HELPER_SPIN_FOR
-      } else {
-        HELPER_SPIN_BRIEFLY
-      };
-      spin_until(&self.task_waiting, spin_for);
-      let task = {
-        let mut slot = lock(&self.task);
-        // Set under the lock, which a caller takes to hand a task over: one
-        // that comes after the wait below has begun sees it, and wakes us.
-        self.helper_sleeping.store(true, Ordering::SeqCst);
-        let task = loop {
-          if let Some(task) = slot.take() {
-            break task;
-          }
-          slot = self.task_ready.wait(slot).unwrap_or_else(|e| e.into_inner());
-        };
-        self.helper_sleeping.store(false, Ordering::SeqCst);
-        self.task_waiting.store(false, Ordering::Relaxed);
-        task
-      };
-      previous_came_soon = came_soon;
-      came_soon = last_end.is_some_and(|end| end.elapsed() < HELPER_SPIN_FOR);
-      // Never unwinds: `run_beside` wraps the work in catch_unwind.
-      task();
-      // Stored before `caller_sleeping` is read, which the caller stores before
-      // it reads `finished`: one of the two sees the other's store. The full
-      // fences (here and in `wait_finished`) make that store-then-load order
-      // explicit rather than left to the SeqCst pair: a CI run under qemu's
-      // arm64 emulation once found both threads asleep here.
-      self.finished.store(true, Ordering::SeqCst);
-      fence(Ordering::SeqCst);
-      if self.caller_sleeping.load(Ordering::SeqCst) {
-        // Under the lock, which the caller holds until its wait has begun.
-        let _slot = lock(&self.task);
+      if let Some(task) = state.task.take() {
+        self.begun.store(true, Ordering::Release);
+        drop(state);
+        // Never unwinds: `run_beside` wraps the work in catch_unwind.
+        task();
+        state = lock(&self.state);
+        self.finished.store(true, Ordering::Release);
         self.task_done.notify_one();
+        continue;
       }
-      last_end = Some(Instant::now());
-    }
-  }
-
-  /// Blocks until the task handed over has finished, then frees the helper.
-  fn wait_finished(&self) {
-    if !spin_until(&self.finished, HELPER_SPIN_FOR) {
-      let mut slot = lock(&self.task);
-      self.caller_sleeping.store(true, Ordering::SeqCst);
-      fence(Ordering::SeqCst);
-      while !self.finished.load(Ordering::SeqCst) {
-        slot = self.task_done.wait(slot).unwrap_or_else(|e| e.into_inner());
+      let (next, waited) = self
+        .task_ready
+        .wait_timeout(state, KEEP_IDLE_FOR)
+        .unwrap_or_else(|e| e.into_inner());
+      state = next;
+      if waited.timed_out() && state.task.is_none() {
+        state.alive = false;
+        return;
       }
-      self.caller_sleeping.store(false, Ordering::SeqCst);
     }
-    self.claimed.store(false, Ordering::Release);
-  }
-
-  /// The task handed over, if the helper has not taken it yet: then it never
-  /// will, and the helper counts as finished.
-  fn take_back(&self) -> Option<Task> {
-    let task = lock(&self.task).take()?;
-    self.task_waiting.store(false, Ordering::Relaxed);
-    self.finished.store(true, Ordering::Release);
-    Some(task)
   }
 
   /// `run_beside` with this helper. If it has not taken `right` by the time
-  /// `left` is done (asleep, or its core busy with other work), `right` runs
-  /// on this thread instead of this thread waiting for it.
+  /// `left` is done, `right` runs on this thread instead.
   fn run_beside<A, B, L, R>(&'static self, left: L, right: R) -> Result<(A, B), (L, R)>
   where
     B: Send,
@@ -180,8 +117,12 @@ impl Helper {
     // function returns or unwinds, so nothing the task borrows (`right`'s captures,
     // `right_result`) is used after its borrow ends.
     let task: Task = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, Task>(task) };
-    self.hand_over(task);
-    let waiting = WaitForHelper(self);
+    let waiting = WaitForHelper(self, Instant::now());
+    if let Err(task) = self.hand_over(task) {
+      // No helper thread could be started: both halves here.
+      task();
+      self.finished.store(true, Ordering::Release);
+    }
     let left = left();
     if let Some(task) = self.take_back() {
       task();
@@ -194,59 +135,88 @@ impl Helper {
     }
   }
 
-  /// Hands `task` to the helper, waking it if it sleeps.
-  fn hand_over(&self, task: Task) {
+  /// Hands `task` to the helper, starting its thread if it has none; gives the
+  /// task back if no thread could be started.
+  fn hand_over(&'static self, task: Task) -> Result<(), Task> {
+    self.begun.store(false, Ordering::Relaxed);
     self.finished.store(false, Ordering::Relaxed);
-    *lock(&self.task) = Some(task);
-    self.task_waiting.store(true, Ordering::Release);
-    if self.helper_sleeping.load(Ordering::SeqCst) {
-      self.task_ready.notify_one();
+    let mut state = lock(&self.state);
+    if !state.alive {
+      let started = thread::Builder::new()
+        .name("readfile-utf8-helper".into())
+        .spawn(move || self.serve());
+      if started.is_err() {
+        return Err(task);
+      }
+      state.alive = true;
     }
+    state.task = Some(task);
+    self.task_ready.notify_one();
+    Ok(())
   }
-}
 
-/// Spins until `flag` is set or `spin_for` has passed; returns whether it was set.
-fn spin_until(flag: &AtomicBool, spin_for: Duration) -> bool {
-  let start = Instant::now();
-  loop {
-    if flag.load(Ordering::Acquire) {
-      return true;
+  /// The task handed over, if the helper has not taken it yet: then it never
+  /// will, and the helper counts as finished.
+  fn take_back(&self) -> Option<Task> {
+    let task = lock(&self.state).task.take()?;
+    self.finished.store(true, Ordering::Release);
+    Some(task)
+  }
+
+  /// Blocks until the task handed over has finished, then frees the helper.
+  /// While the helper runs it, it is about as far along as the caller was
+  /// (the halves are equal): the caller spins for as long as its own half
+  /// took, and only then sleeps, which would add a wake-up to every split.
+  fn wait_finished(&self, started: Instant) {
+    let spin_for = started.elapsed();
+    let spinning = Instant::now();
+    while !self.finished.load(Ordering::Acquire) && self.begun.load(Ordering::Acquire) && spinning.elapsed() < spin_for
+    {
+      std::hint::spin_loop();
     }
-    if start.elapsed() >= spin_for {
-      return false;
+    let mut state = lock(&self.state);
+    while !self.finished.load(Ordering::Acquire) {
+      state = self.task_done.wait(state).unwrap_or_else(|e| e.into_inner());
     }
-    std::hint::spin_loop();
+    drop(state);
+    self.claimed.store(false, Ordering::Release);
   }
 }
 
 /// Waits for the helper's task when dropped, so that `run_beside` cannot
 /// return or unwind while the helper may still use what the task borrows.
-struct WaitForHelper(&'static Helper);
+struct WaitForHelper(&'static Helper, Instant);
 
 impl Drop for WaitForHelper {
   fn drop(&mut self) {
-    self.0.wait_finished();
+    self.0.wait_finished(self.1);
   }
 }
 
+/// The process the helper belongs to: a child made by fork(2) without exec
+/// has no helper thread, so it must not wait for one.
+static PROCESS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+
 /// Runs `right` on the helper and `left` on this thread, at the same time, and
 /// returns both results. `Err((left, right))`, with neither run, if the helper
-/// is busy or could not be started. A panic in `right` is re-raised here.
+/// is busy (or this is a child forked from the process that had it). A panic
+/// in `right` is re-raised here.
 pub(super) fn run_beside<A, B, L, R>(left: L, right: R) -> Result<(A, B), (L, R)>
 where
   B: Send,
   L: FnOnce() -> A,
   R: FnOnce() -> B + Send,
 {
-  match helper().filter(|h| h.process == std::process::id()) {
-    Some(helper) => helper.run_beside(left, right),
-    None => Err((left, right)),
+  if *PROCESS.get_or_init(std::process::id) != std::process::id() {
+    return Err((left, right));
   }
+  HELPER.run_beside(left, right)
 }
 
 #[cfg(test)]
 mod tests {
   use super::*;
+  use std::time::Duration;
 
   /// Serialises these tests; other modules' tests may still hold the helper for
   /// a moment (their callers then start a thread of their own), so a test that
@@ -311,9 +281,10 @@ mod tests {
 
   #[test]
   fn a_right_half_the_helper_never_takes_runs_on_the_caller() {
-    // A helper no thread serves: every task handed over is still there when
-    // the left half is done.
+    // A helper said to be alive that no thread serves: every task handed over
+    // is still there when the left half is done.
     let idle: &'static Helper = Box::leak(Box::new(Helper::new()));
+    lock(&idle.state).alive = true;
     let caller = thread::current().id();
     for round in 0..3 {
       let (left, right) = idle
@@ -324,23 +295,22 @@ mod tests {
   }
 
   #[test]
-  fn hand_overs_around_the_spin_time_are_never_lost() {
+  fn hand_overs_with_halves_and_gaps_of_every_length_are_never_lost() {
     let _one = lock(&ONE_AT_A_TIME);
-    // Halves and gaps between hand-overs on both sides of HELPER_SPIN_FOR: each side
-    // is found spinning, sleeping, or between the two.
+    // Halves and gaps from nothing to well past a wake-up: each side is found
+    // running, spinning, asleep, or between the two.
     let busy = |micros: u64| {
       let start = Instant::now();
       while start.elapsed() < Duration::from_micros(micros) {
         std::hint::spin_loop();
       }
     };
-    let span = 2 * HELPER_SPIN_FOR.as_micros() as u64;
     let mut seed = 0x2545_f491_u64;
     let mut next = move || {
       seed = seed
         .wrapping_mul(6_364_136_223_846_793_005)
         .wrapping_add(1_442_695_040_888_963_407);
-      (seed >> 33) % span
+      (seed >> 33) % 600
     };
     for round in 0..1000u64 {
       let (left_for, right_for, gap) = (next(), next(), next());
@@ -348,6 +318,18 @@ mod tests {
       assert_eq!((a, b), ((), round));
       busy(gap);
     }
+  }
+
+  #[test]
+  fn the_helper_thread_ends_after_an_idle_while_and_comes_back_when_needed() {
+    let _one = lock(&ONE_AT_A_TIME);
+    assert_eq!(on_the_helper(|| 1, || 2), (1, 2));
+    let deadline = Instant::now() + KEEP_IDLE_FOR * 4 + Duration::from_secs(2);
+    while lock(&HELPER.state).alive {
+      assert!(Instant::now() < deadline, "the helper thread is still there");
+      thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(on_the_helper(|| 3, || 4), (3, 4));
   }
 
   #[test]

@@ -1,0 +1,204 @@
+'use strict'
+// lib/native.js, the loader: where it finds the addon, and when it finds none,
+// the one warning (or, under READFILE_UTF8_REQUIRE_NATIVE, the error) that
+// gives the real cause. Each case runs a copy of the package, laid out as an
+// install would be, in a fresh Node, with our variables cleared.
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+
+const { scratch } = require('./helpers')
+const { PUBLISHED, platforms, findBinary } = require('../lib/binary-name')
+
+const ROOT = path.join(__dirname, '..')
+const { version, files: SHIPPED } = require('../package.json')
+const BINARY = findBinary()
+const PLATFORM = platforms().find((p) => PUBLISHED.includes(p))
+const PKG = `readfile-utf8-${PLATFORM}`
+
+/** The package as npm installs it (package.json's `files`), at `dir`: no binary. */
+function copyPackage(dir) {
+  fs.mkdirSync(dir, { recursive: true })
+  for (const entry of [...SHIPPED, 'package.json']) {
+    fs.cpSync(path.join(ROOT, entry), path.join(dir, entry), { recursive: true })
+  }
+  return dir
+}
+
+/** A platform package at `dir`: its package.json (with `version`) and `binary` (bytes or a file to copy). */
+function platformPackage(dir, { binary, version: v = version }) {
+  fs.mkdirSync(dir, { recursive: true })
+  const main = `readfile-utf8.${PLATFORM}.node`
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: PKG, version: v, main }))
+  if (Buffer.isBuffer(binary)) fs.writeFileSync(path.join(dir, main), binary)
+  else fs.copyFileSync(binary, path.join(dir, main))
+}
+
+/** A project with readfile-utf8 (and, if given, its platform package) in node_modules. */
+function project(name, platform) {
+  const home = scratch(`loader-${name}`)
+  copyPackage(path.join(home, 'node_modules', 'readfile-utf8'))
+  if (platform) platformPackage(path.join(home, 'node_modules', PKG), platform)
+  return home
+}
+
+/** Runs `script` in `cwd` with our variables cleared, then `env` set. */
+function run(cwd, script, { env = {}, args = [] } = {}) {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('READFILE_UTF8_')))
+  const r = spawnSync(process.execPath, [...args, '-e', script], { cwd, encoding: 'utf8', env: { ...clean, ...env }, timeout: 60_000 })
+  assert.equal(r.signal, null, r.stderr)
+  return { ...r, warnings: r.stderr.match(/\[READFILE_UTF8_NO_NATIVE\] Warning/g)?.length ?? 0 }
+}
+
+// What a child prints: the engine, a read compared with fs, and the error fs gives compared with ours.
+const REPORT = `
+  const fs = require('node:fs')
+  const lib = require('readfile-utf8')
+  const fields = (fn) => { try { fn() } catch (e) { return [e.code, e.errno, e.syscall, e.path, e.message].join('|') } }
+  const missing = require('node:path').join(process.cwd(), 'missing.txt')
+  fs.writeFileSync('text.txt', Buffer.from('é 中 😀 \\xff'.repeat(1000), 'latin1'))
+  process.stdout.write(JSON.stringify({
+    engine: lib.engine(),
+    same: lib.readFileUtf8('text.txt') === fs.readFileSync('text.txt', 'utf8'),
+    error: fields(() => lib.readFileUtf8(missing)) === fields(() => fs.readFileSync(missing, 'utf8')),
+  }))`
+
+/** Loads readfile-utf8 under REQUIRE_NATIVE and prints the error's code, reason and message (or 'loaded'). */
+const REQUIRED = `
+  try { require('readfile-utf8'); process.stdout.write('loaded') }
+  catch (e) { process.stdout.write(JSON.stringify({ code: e.code, reason: e.reason, message: e.message, cause: e.cause?.message })) }`
+
+test('without its platform package: fs answers, and exactly one warning says the package is not installed', () => {
+  const home = project('none')
+  fs.writeFileSync(path.join(home, 'package.json'), '{"name": "app"}')
+  const r = run(home, `${REPORT}; require('readfile-utf8/register'); import('readfile-utf8')`)
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(JSON.parse(r.stdout), { engine: 'fs', same: true, error: true })
+  assert.equal(r.warnings, 1, r.stderr)
+  assert.match(r.stderr, new RegExp(`the platform package ${PKG} is not installed`))
+  assert.match(r.stderr, /--omit=optional/)
+  assert.doesNotMatch(r.stderr, /npm run build|Rust|cargo/, 'no advice a consumer cannot follow')
+})
+
+test('READFILE_UTF8_REQUIRE_NATIVE=1 or true: an error with a code and the cause, not a fallback', () => {
+  const home = project('required')
+  for (const value of ['1', 'true', 'TRUE']) {
+    const r = run(home, REQUIRED, { env: { READFILE_UTF8_REQUIRE_NATIVE: value } })
+    const out = JSON.parse(r.stdout)
+    assert.equal(out.code, 'READFILE_UTF8_NO_NATIVE', value)
+    assert.equal(out.reason, 'not-installed', value)
+    assert.match(out.message, new RegExp(`${PKG} is not installed`), value)
+    assert.match(out.message, /READFILE_UTF8_REQUIRE_NATIVE is set/, value)
+    assert.doesNotMatch(out.message, /falls? back|hands its calls to fs/, value)
+    assert.equal(r.warnings, 0, value)
+  }
+  for (const value of ['0', 'false', '']) {
+    const r = run(home, REQUIRED, { env: { READFILE_UTF8_REQUIRE_NATIVE: value } })
+    assert.equal(r.stdout, 'loaded', `${value}: ${r.stdout}`)
+    assert.equal(r.warnings, 1, value)
+  }
+  const bad = run(home, REQUIRED, { env: { READFILE_UTF8_REQUIRE_NATIVE: 'yes' } })
+  const out = JSON.parse(bad.stdout)
+  assert.equal(out.code, 'READFILE_UTF8_BAD_ENV')
+  assert.match(out.message, /READFILE_UTF8_REQUIRE_NATIVE must be 1 or true .* not 'yes'/)
+})
+
+test('one warning for the main thread and 64 workers that load it after it', () => {
+  const home = project('workers')
+  const script = `
+    const { Worker } = require('node:worker_threads')
+    const engine = require('readfile-utf8').engine()
+    const workers = Array.from({ length: 64 }, () =>
+      new Worker("require('node:worker_threads').parentPort.postMessage(require('readfile-utf8').engine())", { eval: true }))
+    Promise.all(workers.map((w) => new Promise((resolve, reject) => w.on('message', resolve).on('error', reject))))
+      .then((engines) => process.stdout.write(JSON.stringify([engine, ...new Set(engines)])))`
+  const r = run(home, script)
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(JSON.parse(r.stdout), ['fs', 'fs'])
+  assert.equal(r.warnings, 1, r.stderr)
+})
+
+test('the installed platform package loads, with no warning', { skip: BINARY === null && 'no local build to install' }, () => {
+  const home = project('platform', { binary: BINARY })
+  const r = run(home, REPORT, { env: { READFILE_UTF8_REQUIRE_NATIVE: '1' } })
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(JSON.parse(r.stdout), { engine: 'simdutf', same: true, error: true })
+  assert.equal(r.stderr, '')
+})
+
+test('a platform package that fails to load: the cause is the loader error', () => {
+  const home = project('broken', { binary: Buffer.from('not a shared library\n') })
+  const r = run(home, REPORT)
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(JSON.parse(r.stdout), { engine: 'fs', same: true, error: true })
+  assert.equal(r.warnings, 1)
+  assert.match(r.stderr, new RegExp(`${PKG} \\(.*\\) is installed but failed to load: \\S`))
+  const required = JSON.parse(run(home, REQUIRED, { env: { READFILE_UTF8_REQUIRE_NATIVE: '1' } }).stdout)
+  assert.equal(required.reason, 'load-failed')
+  assert.ok(required.cause, 'the loader error is the error cause')
+  assert.ok(required.message.includes(required.cause.split('\n')[0]), required.message)
+})
+
+test('a platform package of another version: not loaded, and the message names both versions', () => {
+  const home = project('version', { binary: Buffer.from('never loaded'), version: '0.0.1' })
+  const out = JSON.parse(run(home, REQUIRED, { env: { READFILE_UTF8_REQUIRE_NATIVE: '1' } }).stdout)
+  assert.equal(out.reason, 'load-failed')
+  assert.match(out.message, new RegExp(`${PKG} 0\\.0\\.1 is installed .* readfile-utf8 ${version.replace(/\./g, '\\.')} needs the same version`))
+})
+
+test('installed where the package cannot resolve it: the message says so and where it is', () => {
+  const home = scratch('loader-elsewhere')
+  copyPackage(path.join(home, 'lib-here', 'readfile-utf8'))
+  const app = path.join(home, 'app')
+  platformPackage(path.join(app, 'node_modules', PKG), { binary: Buffer.from('never loaded') })
+  const script = REQUIRED.replace("require('readfile-utf8')", `require(${JSON.stringify(path.join(home, 'lib-here', 'readfile-utf8'))})`)
+  const out = JSON.parse(run(app, script, { env: { READFILE_UTF8_REQUIRE_NATIVE: '1' } }).stdout)
+  assert.equal(out.reason, 'unresolvable')
+  assert.match(out.message, new RegExp(`${PKG} is installed in .*app.node_modules.*, but it cannot be resolved from`))
+  assert.match(out.message, /READFILE_UTF8_NATIVE_LIBRARY_PATH/)
+})
+
+test('READFILE_UTF8_NATIVE_LIBRARY_PATH: the file it names is loaded, and nothing else', { skip: BINARY === null && 'no local build' }, () => {
+  const home = project('named')
+  fs.copyFileSync(BINARY, path.join(home, 'addon.node'))
+  const r = run(home, REPORT, { env: { READFILE_UTF8_NATIVE_LIBRARY_PATH: 'addon.node', READFILE_UTF8_REQUIRE_NATIVE: '1' } })
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(JSON.parse(r.stdout), { engine: 'simdutf', same: true, error: true })
+  // A wrong name does not send the loader elsewhere, even with a platform package installed.
+  const installed = project('named-wrong', { binary: BINARY })
+  const wrong = run(installed, REPORT, { env: { READFILE_UTF8_NATIVE_LIBRARY_PATH: 'nope.node' } })
+  assert.equal(JSON.parse(wrong.stdout).engine, 'fs')
+  assert.equal(wrong.warnings, 1)
+  assert.match(wrong.stderr, /READFILE_UTF8_NATIVE_LIBRARY_PATH names \S*nope\.node, and there is no such file/)
+})
+
+// Node below the floor and an unknown platform, as the process reports them.
+const pretend = (home, name, code) => {
+  const file = path.join(home, `${name}.js`)
+  fs.writeFileSync(file, code)
+  return ['-r', file]
+}
+
+test('Node older than 20.12: fs answers, even with a platform package, and the warning names the version', { skip: BINARY === null && 'no local build' }, () => {
+  const home = project('old-node', { binary: BINARY })
+  const args = pretend(home, 'node18', "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '18.20.8' } })")
+  const r = run(home, REPORT, { args })
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(JSON.parse(r.stdout), { engine: 'fs', same: true, error: true })
+  assert.equal(r.warnings, 1)
+  assert.match(r.stderr, /Node 18\.20\.8 is older than 20\.12, the oldest Node its native addon supports/)
+  const out = JSON.parse(run(home, REQUIRED, { args, env: { READFILE_UTF8_REQUIRE_NATIVE: '1' } }).stdout)
+  assert.equal(out.reason, 'old-node')
+})
+
+test('a platform with no binary: the warning says so and lists those that have one', () => {
+  const home = project('no-binary')
+  const args = pretend(home, 'ia32', "Object.defineProperty(process, 'arch', { value: 'ia32' })")
+  const r = run(home, REPORT, { args })
+  assert.equal(r.status, 0, r.stderr)
+  assert.deepEqual(JSON.parse(r.stdout), { engine: 'fs', same: true, error: true })
+  assert.equal(r.warnings, 1)
+  assert.match(r.stderr, new RegExp(`there is no binary for ${process.platform}-ia32\\S* \\(binaries exist for ${PUBLISHED.join(', ')}\\)`))
+})
