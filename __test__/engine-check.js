@@ -1,5 +1,5 @@
 'use strict'
-// Run by engines.test.js in a child process, under whichever UTF-8 engine the
+// Run by engines.slow.js in a child process, under whichever UTF-8 engine the
 // addon picked there: a differential run against Node of that engine.
 //   - every nasty sequence at every offset 0..70 (across the 16/32/64-byte
 //     block edges), mid-text and at the very end, through decodeUtf8, whose

@@ -1,7 +1,8 @@
 'use strict'
-// npm run bench [-- options]: runs benchmark suites with this Node, prints their
-// reports, and records the run (date, build, machine, Node, options, tables) at
-// the top of benchmark/RESULTS.md. Each suite is a script of its own that prints
+// npm run bench [-- options]: runs benchmark suites with this Node and prints
+// their reports; with --save, also writes each suite's report (with the date,
+// build, machine, Node and options) into benchmark/RESULTS.md, in place of that
+// suite's earlier run on this Node line. Each suite is a script of its own that prints
 // Markdown to stdout, so it also runs alone: `node benchmark/memory.js --quick`.
 //
 // CommonJS with only Node 20+ APIs, and the addon loaded as require('..'), so any
@@ -36,18 +37,20 @@ const DEFAULT_SUITES = ['mixed', 'read', 'memory']
 
 const HELP = `Usage: npm run bench [-- options]    (or: node benchmark/bench.js [options])
 
-Runs benchmark suites with this Node, prints their reports, and writes the run
-at the top of ${RESULTS} (with the date, build, machine and Node).
+Runs benchmark suites with this Node and prints their reports. Writes no file
+unless --save is given.
 
   --suite <list>     comma-separated, default ${DEFAULT_SUITES.join(',')}; 'all' runs every one but sustained and bun:
 ${Object.entries(SUITES)
   .map(([name, s]) => `                       ${name.padEnd(10)} ${s.about}`)
   .join('\n')}
-  --no-save          do not write ${RESULTS}
+  --save             write each suite's report (with the date, build, machine and
+                     Node) into ${RESULTS}, replacing that suite's section for
+                     this Node line
   -h, --help         this text
 
 Every other option goes to each suite run. Every suite takes:
-  --quick            fewer sizes and shorter timings (the default run in about a minute)
+  --quick            fewer sizes and shorter timings (the default suites in about two minutes)
   --content <list>   content classes: ascii, latin1, utf8_mixed, cjk, invalid (default: all)
   --size <list>      sizes, e.g. 64B,16KiB,4MiB (each suite has its defaults)
   --memory-mode <m>  lean or fast: readfile-utf8's setMemoryMode for "ours" (default: lean;
@@ -60,14 +63,17 @@ bun: --bun path, --loop-ms ms, --rounds n).
 class UsageError extends Error {}
 
 function parseCommandLine(argv) {
-  const options = { suites: [], save: true, help: false, forwarded: [] }
+  const options = { suites: [], save: false, help: false, forwarded: [] }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--suite' || arg.startsWith('--suite=')) {
       const value = arg === '--suite' ? argv[++i] : arg.slice('--suite='.length)
       if (value === undefined) throw new UsageError('--suite needs a value')
       options.suites.push(...parseList(value))
+    } else if (arg === '--save') {
+      options.save = true
     } else if (arg === '--no-save') {
+      // the default since runs are saved only when asked; still accepted
       options.save = false
     } else if (arg === '-h' || arg === '--help') {
       options.help = true
@@ -115,34 +121,35 @@ async function main() {
     process.stderr.write(`note: load average ${env.load} on ${env.cores} cores; expect wider spreads\n`)
   }
 
-  const parts = []
-  const took = []
+  const done = []
   let failed = 0
   for (const name of options.suites) {
     process.stdout.write(`### ${name}\n\n`)
     const suiteStarted = performance.now()
     const { output, status } = await runSuite(name, options.forwarded)
-    took.push(`${name} ${duration(performance.now() - suiteStarted)}`)
+    const took = duration(performance.now() - suiteStarted)
     if (status !== 0) {
       failed++
-      process.stderr.write(`bench: suite ${name} failed (${status})\n`)
+      process.stderr.write(`bench: suite ${name} failed (${status}); not saved\n`)
+    } else {
+      done.push({ name, output, took })
     }
-    parts.push(`### ${name}\n\n${status === 0 ? output.trim() : `failed (${status}); not recorded`}`)
     process.stdout.write('\n')
   }
 
   const total = duration(performance.now() - started)
   const command = ['node benchmark/bench.js', ...process.argv.slice(2)].join(' ')
-  const section = [
-    `## ${env.date} · Node ${env.node} · ${options.suites.join(', ')}`,
-    '',
-    ...about,
-    `- run: \`${command}\` (suites ${options.suites.join(', ')}; options ${options.forwarded.join(' ') || 'none'}); took ${total} (${took.join(', ')})`,
-    '',
-    parts.join('\n\n'),
-  ].join('\n')
-  if (options.save && failed < options.suites.length) {
-    process.stderr.write(`saved to ${path.relative(process.cwd(), saveRun(section))}\n`)
+  if (options.save && done.length > 0) {
+    const suites = done.map(({ name, output, took }) => ({
+      name,
+      output,
+      about: [
+        ...about,
+        `- run: \`${command}\` (suites ${options.suites.join(', ')}; options ${options.forwarded.join(' ') || 'none'}); ${name} took ${took} of ${total}`,
+      ],
+    }))
+    const file = saveRun({ date: env.date, node: env.node, suites }, Object.keys(SUITES))
+    process.stderr.write(`saved ${done.map((s) => s.name).join(', ')} to ${path.relative(process.cwd(), file)}\n`)
   }
   process.stderr.write(`finished in ${total}\n`)
   if (failed) process.exitCode = 1

@@ -1,29 +1,62 @@
 'use strict'
-// benchmark/RESULTS.md: each run of bench.js writes a section at the top, newest
-// first, above the historical runs that were written up by hand.
+// benchmark/RESULTS.md: the latest saved run of each suite on each Node line
+// (major version), one section each. `bench.js --save` replaces the sections of
+// the suites it ran on this Node line and leaves the others; older runs stay in
+// git history only, so the file stays small enough to read.
 const fs = require('node:fs')
 const path = require('node:path')
 
 const FILE = path.join(__dirname, 'RESULTS.md')
-const MARKER = '<!-- bench.js inserts each run below this line, newest first -->'
+const MARKER = '<!-- bench.js --save keeps one section per suite and Node line below this line -->'
 const HEAD = `# Benchmark results
 
-Written by \`npm run bench\` (\`node benchmark/bench.js\`): one section per run,
-newest first, with the build, the machine and the Node it ran on. Runs with
-\`--no-save\` are not recorded. Hand-written runs from before are under
-"Historical runs" at the end.
+Written by \`npm run bench -- --save\` (\`node benchmark/bench.js --save\`): the
+latest saved run of each suite on each Node line, with the build, the machine
+and the exact Node it ran on. A saved run replaces the sections of the suites
+it ran on its Node line; earlier runs, and the runs written up by hand before
+the bench wrote this file, are in git history (\`git log -p -- benchmark/RESULTS.md\`).
+Timings on a shared machine spread from run to run: compare ratios within one
+table rather than across sections.
 
 ${MARKER}
 `
 
-/** Inserts `section` (Markdown) below the marker, creating the file if it is missing. */
-function saveRun(section) {
-  let text = fs.existsSync(FILE) ? fs.readFileSync(FILE, 'utf8') : HEAD
-  if (!text.includes(MARKER)) text = HEAD + '\n' + text
-  const at = text.indexOf(MARKER) + MARKER.length
-  text = `${text.slice(0, at)}\n\n${section.trim()}${text.slice(at)}`
-  fs.writeFileSync(FILE, text)
+/** `## <suite> · Node <major>` starts a section; the rest of its heading is free text. */
+const SECTION = /^## (\S+) · Node (\d+)\b.*$/gm
+
+/** The sections below the marker: [{ suite, major, text }] in file order. */
+function readSections(text) {
+  const at = text.indexOf(MARKER)
+  const body = at === -1 ? '' : text.slice(at + MARKER.length)
+  const starts = [...body.matchAll(SECTION)]
+  return starts.map((m, i) => ({
+    suite: m[1],
+    major: Number(m[2]),
+    text: body.slice(m.index, i + 1 < starts.length ? starts[i + 1].index : body.length).trim(),
+  }))
+}
+
+/**
+ * Writes each of `suites` ([{ name, output, about }]) as the section of its
+ * suite on this run's Node line, replacing the one there; `about` is a Markdown
+ * list (build, machine, Node, command), `date` and `node` (process.version)
+ * name the run. Sections are ordered by `order` (suite names), then Node line.
+ */
+function saveRun({ date, node, suites }, order = []) {
+  const major = Number(/^v?(\d+)/.exec(node)[1])
+  const previous = fs.existsSync(FILE) ? readSections(fs.readFileSync(FILE, 'utf8')) : []
+  const fresh = suites.map(({ name, output, about }) => ({
+    suite: name,
+    major,
+    text: [`## ${name} · Node ${major} · ${date} · ${node}`, '', ...about, '', output.trim()].join('\n'),
+  }))
+  const key = (s) => `${s.suite}\0${s.major}`
+  const replaced = new Set(fresh.map(key))
+  const sections = [...previous.filter((s) => !replaced.has(key(s))), ...fresh]
+  const rank = (suite) => (order.includes(suite) ? order.indexOf(suite) : order.length)
+  sections.sort((a, b) => rank(a.suite) - rank(b.suite) || a.suite.localeCompare(b.suite) || a.major - b.major)
+  fs.writeFileSync(FILE, `${HEAD}\n${sections.map((s) => s.text).join('\n\n')}\n`)
   return FILE
 }
 
-module.exports = { saveRun }
+module.exports = { saveRun, readSections, FILE }

@@ -91,7 +91,7 @@ const MUTANTS = [
         replace: '  out.truncate(written);\n  if out.last() == Some(&0xff) {\n    out.pop();\n  }\n  out\n}\n\nfn utf16_fallback',
       },
     ],
-    tests: ['engines.test.js'],
+    tests: ['engines.slow.js'],
   },
   {
     id: 'fallback-latin1-range',
@@ -100,7 +100,7 @@ const MUTANTS = [
     patches: [
       { file: 'src/classify.rs', find: '  } else if max_byte_at_most(rest, 0xC3) {', replace: '  } else if max_byte_at_most(rest, 0xC4) {' },
     ],
-    tests: ['engines.test.js'],
+    tests: ['engines.slow.js'],
   },
   {
     id: 'engine-self-test',
@@ -113,7 +113,7 @@ const MUTANTS = [
         replace: 'std::env::var_os(DISABLE_ENV).is_none() && (self_test() || true)',
       },
     ],
-    tests: ['engines.test.js'],
+    tests: ['engines.slow.js'],
   },
   {
     id: 'direct-answers-at-load',
@@ -185,7 +185,7 @@ const MUTANTS = [
         replace: 'fn adjust(env: sys::napi_env, change: i64) {\n  if change != i64::MIN {\n    return;\n  }\n',
       },
     ],
-    tests: ['memory.test.js'],
+    tests: ['memory.slow.js'],
   },
   {
     id: 'batch-external-memory',
@@ -198,7 +198,7 @@ const MUTANTS = [
         replace: '  let _ = sum;\n',
       },
     ],
-    tests: ['memory.test.js'],
+    tests: ['memory.slow.js'],
   },
   {
     id: 'spares-kept-full',
@@ -393,7 +393,7 @@ function usage() {
   console.log(`usage: node scripts/mutants.js [--node PATH] [--only id,id] [--all-tests] [--list] [--keep] [--target-dir DIR]
   --node PATH       the Node binary that runs the tests (default: ${process.execPath})
   --only ids        run only these mutants (comma-separated; --list shows them)
-  --all-tests       run the whole JS suite for every mutant, not only its test files
+  --all-tests       run the whole JS suite (both tiers) for every mutant, not only its test files
   --keep            keep the scratch copy and its logs
   --target-dir DIR  cargo target dir shared by the builds (default: ${path.join(CACHE, 'mutants-target')})`)
 }
@@ -473,7 +473,7 @@ function testFiles(dir, mutant) {
     ...rust,
     ...fs
       .readdirSync(path.join(dir, '__test__'))
-      .filter((f) => f.endsWith('.test.js'))
+      .filter((f) => f.endsWith('.test.js') || f.endsWith('.slow.js'))
       .map((f) => path.join('__test__', f)),
   ]
 }

@@ -3,6 +3,10 @@
 // the property tests against encoding_rs on both engines, EINTR). The variables
 // that pick the engine are removed: the property tests choose each engine
 // themselves, and unit tests that need simdutf would pass vacuously without it.
+// `--target <host>`, as napi build passes, puts the tests in the addon build's
+// target/<triple>/ folder, so they reuse its compiled dependencies (simdutf's
+// C++ included) instead of building them all again in target/release/.
+// Extra arguments go to cargo test (e.g. `-- eintr`).
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')
 
@@ -11,7 +15,14 @@ delete env.READFILE_UTF8_NO_SIMD
 delete env.SIMDUTF_FORCE_IMPLEMENTATION
 
 const cargo = process.env.CARGO ?? 'cargo'
-const r = spawnSync(cargo, ['test', '--release'], { stdio: 'inherit', env, cwd: path.join(__dirname, '..') })
+const rustc = spawnSync(process.env.RUSTC ?? 'rustc', ['-vV'], { encoding: 'utf8' })
+const host = /^host: (\S+)$/m.exec(rustc.stdout ?? '')?.[1]
+const target = host ? ['--target', host] : []
+const r = spawnSync(cargo, ['test', '--release', ...target, ...process.argv.slice(2)], {
+  stdio: 'inherit',
+  env,
+  cwd: path.join(__dirname, '..'),
+})
 if (r.error) {
   console.error(`readfile-utf8: could not run ${cargo} (${r.error.message}); the Rust tests need Rust and cargo`)
   process.exit(1)

@@ -1,6 +1,6 @@
 'use strict'
 // The differential fuzz property, shared by `npm run fuzz` (__test__/fuzz/run.js)
-// and the fixed-seed slice in `npm test` (__test__/fuzz.test.js).
+// and the fixed-seed slice in `npm run test:slow` (__test__/fuzz.slow.js).
 //
 // fast-check generates byte sequences biased to what breaks UTF-8 decoders —
 // boundary code points, overlongs, surrogates, truncations, 0xF5..0xFF, lone

@@ -33,7 +33,7 @@
 //            ours, its peaks at most COPIED_PEAK_RATIO × fs's.
 //            --giveback-reads N per workload (--giveback-async-reads for the
 //            async ones, default the same).
-// `--json` prints the figures as one JSON line (used by __test__/soak.test.js).
+// `--json` prints the figures as one JSON line (used by __test__/soak.slow.js).
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
