@@ -16,11 +16,12 @@
 //
 //   node benchmark/mixed.js [--quick] [--views passes,history] [--reads n] [--passes n]
 //        [--rounds n] [--loop-ms ms] [--seed n] [--bun path | --no-bun] [--content a,b]
-//        [--builds A.node,B.node]
+//        [--builds A.node,B.node@NAME=value;NAME=value]
 //
 // --builds: the passes of ours with each of these addon binaries (loaded
-// through READFILE_UTF8_NATIVE_LIBRARY_PATH) instead of the other readers,
-// in turns in fresh processes: an A/B of two builds on the whole sequence.
+// through READFILE_UTF8_NATIVE_LIBRARY_PATH; after an @, thresholds a bench
+// build takes from READFILE_UTF8_TUNE) instead of the other readers, in
+// turns in fresh processes: an A/B of two builds on the whole sequence.
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -42,7 +43,12 @@ const opts = suiteOptions('mixed.js', {
   'no-bun': { type: 'boolean', default: false },
   builds: { type: 'string' },
 })
-const builds = parseList(opts.values.builds).map((file) => path.resolve(file))
+// Each build is a binary, optionally with thresholds for a bench build
+// (`file.node@NAME=value;NAME=value`, as READFILE_UTF8_TUNE takes them).
+const builds = parseList(opts.values.builds).map((entry) => {
+  const [file, tune] = entry.split('@')
+  return { file: path.resolve(file), tune: tune?.replaceAll(';', ',') }
+})
 const views = parseList(opts.values.views ?? 'passes,history')
 const reads = Math.round(opts.number('reads', 1000, 400))
 const passCount = Math.round(opts.number('passes', 5, 3))
@@ -127,8 +133,11 @@ function passesView(out) {
   const runtime = (name) => (name === 'Bun' ? bun : process.execPath)
   const childReader = (name) => (name === 'Bun' ? 'fs' : name.startsWith('build') ? 'ours' : name)
   const argv = (name) => [CHILD, 'passes', childReader(name), list, '--passes', String(passCount)]
-  const env = (name) =>
-    name.startsWith('build ') ? { ...process.env, READFILE_UTF8_NATIVE_LIBRARY_PATH: builds[Number(name.slice(6)) - 1] } : process.env
+  const env = (name) => {
+    if (!name.startsWith('build ')) return process.env
+    const { file, tune } = builds[Number(name.slice(6)) - 1]
+    return { ...process.env, READFILE_UTF8_NATIVE_LIBRARY_PATH: file, ...(tune ? { READFILE_UTF8_TUNE: tune } : {}) }
+  }
   process.stderr.write(`mixed: passes, ${readers.join(', ')} × ${rounds} round(s)\n`)
   const runs = {}
   for (const name of readers) runs[name] = []
@@ -152,7 +161,7 @@ function passesView(out) {
     }),
   )
   const label = { fs: "fs.readFileSync(p, 'utf8')", toString: 'fs.readFileSync(p).toString()', ours: 'ours (default)', lean: "ours, setMemoryMode('lean')", Bun: `Bun ${bunVersion} readFileSync` }
-  builds.forEach((file, i) => (label[`build ${i + 1}`] = `ours, ${path.basename(file)}`))
+  builds.forEach(({ file, tune }, i) => (label[`build ${i + 1}`] = `ours, ${path.basename(file)}${tune ? ` (${tune})` : ''}`))
   const rows = readers.map((name) => {
     const s = stats[name]
     return [

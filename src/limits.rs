@@ -206,11 +206,12 @@ const _: () = assert!(EXTERNAL_FROM_BEFORE_26.bytes >= SHARED_MIN_BYTES && EXTER
 /// are in use at the same time.
 pub(crate) const LOCAL_KEEP: usize = 2;
 
-/// Most memory the shared pool keeps idle, per element type. Bounds the peak a
-/// burst of large strings can leave behind until `KEEP_IDLE_FOR` frees it: a
-/// full GC that frees V8's step of dead external strings
-/// (`v8::EXTERNAL_MEMORY_STEP`) gives back about this much at once.
-pub(crate) const SHARED_MAX_BYTES: usize = 128 << 20;
+/// Most memory the shared pool keeps idle, per element type: V8's step of
+/// external memory (`v8::EXTERNAL_MEMORY_STEP`), about what a full GC gives
+/// back at once in a loop of reads. Bounds the memory a burst of large strings
+/// leaves behind until `KEEP_IDLE_FOR` frees it, and what a caller holding
+/// every string pays beyond fs; half of it costs loops of reads fresh pages.
+pub(crate) const SHARED_MAX_BYTES: usize = crate::v8::EXTERNAL_MEMORY_STEP as usize;
 
 /// A pooled buffer serves a request if its capacity is at most this many times
 /// the request, so little memory is held idle behind a string.
