@@ -131,8 +131,7 @@ test('the ESM entry exports the same functions', () => {
 
 test('the ESM entry has a named export for every CommonJS export, and the same values', () => {
   const home = scratch('esm-names-home')
-  fs.mkdirSync(path.join(home, 'node_modules'), { recursive: true })
-  fs.symlinkSync(path.join(__dirname, '..'), path.join(home, 'node_modules', 'readfile-utf8'))
+  installPackage(home, 'readfile-utf8', path.join(__dirname, '..'))
   for (const [entry, file] of [['readfile-utf8', 'index'], ['readfile-utf8/register', 'register']]) {
     fs.writeFileSync(
       path.join(home, 'names.mjs'),

@@ -116,7 +116,7 @@ done
 # package root and no other platform's binary.
 work="$cache/checkout"
 rm -rf "$work" && mkdir -p "$work"
-tar cf - --exclude=./target --exclude=./.git --exclude=./npm --exclude='./*.node' --exclude=./benchmark . |
+tar cf - --exclude=./target --exclude=./.git --exclude='*.node' --exclude=./benchmark . |
   tar xf - -C "$work"
 cp "$binary" "$work/readfile-utf8.win32-x64-gnu.node"
 

@@ -287,13 +287,13 @@ fn create<T: CodeUnit>(
 }
 
 /// The string of the code units `maker` converted (see `Maker`); `replaced`:
-/// the text had invalid sequences, replaced. A sync call copies such text
-/// whatever its size: fs leaves it to V8's scalar decoder, which even a copy
-/// of ours beats by far, and a copy dies at the next scavenge, while an
-/// external string waits for a full GC: a loop of such reads peaks as fs's.
-/// `read`: the buffer the text was read into, if the caller is done with it:
-/// a large one is freed before a copy of replaced text, or of any text in the
-/// lean mode (`ExternalFrom::read_freed_from`).
+/// the text had invalid sequences, replaced. In the lean mode a sync call
+/// copies such text whatever its size, as fs's is (V8's decoder makes it);
+/// otherwise it is made as valid text is, external when large: a copy of a
+/// large string lands on fresh pages of V8's large-object space each time,
+/// where our buffer comes back warm from the pool. `read`: the buffer the
+/// text was read into, if the caller is done with it: in the lean mode a
+/// large one is freed before the copy (`ExternalFrom::read_freed_from`).
 pub(crate) fn from_converted(
   env: sys::napi_env,
   text: Text,
@@ -301,13 +301,12 @@ pub(crate) fn from_converted(
   maker: Maker,
   read: Option<&mut Vec<u8>>,
 ) -> Reply {
-  let copied_anyway = maker == Maker::SyncCall && replaced;
-  let maker = (!copied_anyway).then_some(maker);
+  let lean = maker == Maker::SyncCall && is_lean();
+  let maker = (!(lean && replaced)).then_some(maker);
   let free_read = || {
-    let for_peak = copied_anyway || is_lean();
-    if let Some(read) = read.filter(|read| {
-      for_peak && read.len() >= tuned!(external_from(env).read_freed_from, "EXTERNAL_FROM.read_freed_from")
-    }) {
+    if let Some(read) = read
+      .filter(|read| lean && read.len() >= tuned!(external_from(env).read_freed_from, "EXTERNAL_FROM.read_freed_from"))
+    {
       drop(std::mem::take(read));
     }
   };

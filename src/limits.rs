@@ -149,12 +149,12 @@ pub(crate) struct ExternalFrom {
   /// Node's, not a threshold of ours), so that a loop of reads peaks where
   /// fs's does.
   pub(crate) lean_units: usize,
-  /// A sync call that copies replaced text (always copied, as fs's is), or
-  /// any converted text in the lean mode, read from a file of this size or
-  /// more frees its read buffer before V8's copy is made: the converted text
-  /// and V8's copy then peak no higher than fs's Buffer and string do.
-  /// Otherwise the buffer is kept for the next read, whose fresh pages would
-  /// fault in: later on Node 26, whose copies keep less of our lead.
+  /// In the lean mode, a sync call that copies converted text read from a
+  /// file of this size or more frees its read buffer before V8's copy is
+  /// made: the converted text and V8's copy then peak no higher than fs's
+  /// Buffer and string do. Otherwise the buffer is kept for the next read,
+  /// whose fresh pages would fault in: later on Node 26, whose copies keep
+  /// less of our lead.
   pub(crate) read_freed_from: usize,
 }
 
