@@ -220,3 +220,32 @@ test('a loop of 1 MiB reads peaks within 1.25× of fs\'s loop in the lean mode, 
   assert.ok(lean <= fsPeak * 1.25, `the lean peak ${lean.toFixed(0)} MiB against fs's ${fsPeak.toFixed(0)} MiB`)
   assert.ok(ours <= defaultPeakBound(fsPeak), `the default's peak ${ours.toFixed(0)} MiB against fs's ${fsPeak.toFixed(0)} MiB`)
 })
+
+test("a sync call's strings of half V8's external-memory step or more follow fs's own rule in the default mode too: copied before Node 26, external on it", () => {
+  const file = scratch('memory-mode-huge.txt')
+  // 36 MiB of Latin-1 text: more than half the 64 MiB step, more units than Node 26's EXTERN_APEX.
+  fs.writeFileSync(file, Buffer.alloc(36 << 20, Buffer.from('déjà vu à Noël\n')))
+  const script = `
+    const fs = require('node:fs')
+    const api = require(${JSON.stringify(path.join(__dirname, '..'))})
+    const file = ${JSON.stringify(file)}
+    const expected = fs.readFileSync(file, 'utf8')
+    const bytes = fs.readFileSync(file)
+    const kept = []
+    const growth = {}
+    for (const [name, read] of [['readFileUtf8', () => api.readFileUtf8(file)], ['decodeUtf8', () => api.decodeUtf8(bytes)]]) {
+      const before = process.memoryUsage().external
+      kept.push(read()) // one each: more would reach the step with none collected (copies_instead)
+      growth[name] = process.memoryUsage().external - before
+    }
+    process.stdout.write(JSON.stringify({ growth, same: kept.every((text) => text === expected), length: expected.length }))`
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+  assert.equal(r.status, 0, r.stderr)
+  const { growth, same, length } = JSON.parse(r.stdout)
+  assert.ok(same, "fs's strings")
+  const node26 = Number(process.versions.node.split('.')[0]) >= 26
+  for (const [name, bytes] of Object.entries(growth)) {
+    if (node26) assert.ok(bytes >= length, `${name}: ${bytes} external bytes, an external string as fs's`)
+    else assert.ok(bytes < length, `${name}: ${bytes} external bytes, a copy as fs's`)
+  }
+})

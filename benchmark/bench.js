@@ -18,8 +18,8 @@ const { saveRun } = require('./results-file')
 /**
  * Every suite, in the order `all` runs them: its script, arguments it always
  * gets, and one line of help. Register a new suite here. Left out of `all`:
- * `partOf`, a suite whose report another one already contains, and `fetches`,
- * one that needs the npm registry.
+ * `partOf`, a suite whose report another one already contains, `fetches`,
+ * one that needs the npm registry, and `builds`, one that compiles a bench build.
  */
 const SUITES = {
   read: { script: 'matrix.js', about: "readFileUtf8 vs fs.readFileSync(p, 'utf8'): median, mean, sustained, batched, loaded-heap and gapped speed-ups" },
@@ -32,6 +32,7 @@ const SUITES = {
   floor: { script: 'floor.js', about: 'the read step and the string step alone, and the caps on the speed-up they set' },
   batch: { script: 'batch.js', about: 'readFilesUtf8(Async) over node_modules and a generated tree, against loops of fs and ours' },
   bun: { script: 'bun.js', fetches: true, about: "readFileUtf8 in plain loops against fs.readFileSync(p, 'utf8') on this Node and on Bun" },
+  calibrate: { script: 'calibrate.js', builds: true, about: "where each threshold of src/limits.rs and decodeUtf8's routes lies on this machine (a bench build, made if missing)" },
 }
 const DEFAULT_SUITES = ['mixed', 'read', 'memory']
 
@@ -40,7 +41,7 @@ const HELP = `Usage: npm run bench [-- options]    (or: node benchmark/bench.js 
 Runs benchmark suites with this Node and prints their reports. Writes no file
 unless --save is given.
 
-  --suite <list>     comma-separated, default ${DEFAULT_SUITES.join(',')}; 'all' runs every one but sustained and bun:
+  --suite <list>     comma-separated, default ${DEFAULT_SUITES.join(',')}; 'all' runs every one but sustained, bun and calibrate:
 ${Object.entries(SUITES)
   .map(([name, s]) => `                       ${name.padEnd(10)} ${s.about}`)
   .join('\n')}
@@ -53,8 +54,8 @@ Every other option goes to each suite run. Every suite takes:
   --quick            fewer sizes and shorter timings (the default suites in about two minutes)
   --content <list>   content classes: ascii, latin1, utf8_mixed, cjk, invalid (default: all)
   --size <list>      sizes, e.g. 64B,16KiB,4MiB (each suite has its defaults)
-  --memory-mode <m>  lean or fast: readfile-utf8's setMemoryMode for "ours" (default: lean;
-                     memory also measures fast beside it)
+  --memory-mode <m>  lean or fast: readfile-utf8's setMemoryMode for "ours" (default: fast;
+                     memory also measures lean beside it)
 and its own, listed at the head of its script (e.g. read: --views median,sustained,batched,loaded,gapped,
 --time ms, --loop-ms ms, --batch-ms ms, --gap-ms ms; memory: --loop-mib n, --idle-ms ms, --async-reads n;
 bun: --bun path, --loop-ms ms, --rounds n).
@@ -82,7 +83,7 @@ function parseCommandLine(argv) {
     }
   }
   if (options.suites.length === 0) options.suites = DEFAULT_SUITES
-  if (options.suites.includes('all')) options.suites = Object.keys(SUITES).filter((s) => !SUITES[s].partOf && !SUITES[s].fetches)
+  if (options.suites.includes('all')) options.suites = Object.keys(SUITES).filter((s) => !SUITES[s].partOf && !SUITES[s].fetches && !SUITES[s].builds)
   for (const s of options.suites) {
     if (!SUITES[s]) throw new UsageError(`unknown suite '${s}' (known: ${Object.keys(SUITES).join(', ')}, all)`)
   }

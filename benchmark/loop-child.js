@@ -3,7 +3,7 @@
 // tool reading many files does: its heap holds only its own strings, and GC and
 // fresh memory are paid inside the loop. Run by matrix.js and memory.js:
 //
-//   node [--expose-gc] benchmark/loop-child.js <ours|fast|fs> <file> [--ms N] [--min-calls N]
+//   node [--expose-gc] benchmark/loop-child.js <ours|lean|fs> <file> [--ms N] [--min-calls N]
 //        [--calls N] [--async --concurrency N] [--idle-ms N] [--heap-mib N]
 //
 // The loop runs for --ms and at least --min-calls calls, or exactly --calls calls.

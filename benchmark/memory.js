@@ -2,7 +2,7 @@
 // memory: what a loop of reads costs in RSS, ours side by side with fs, each
 // reader in a fresh process (loop-child.js) per content × size: the peak RSS of
 // the loop, and the RSS left after gc() and a second of idleness (what a caller
-// cannot see or release). Ours also in the fast memory mode (setMemoryMode),
+// cannot see or release). Ours also in the lean memory mode (setMemoryMode),
 // with each loop's time. Every reader makes the same number of calls. Sync: a
 // plain loop of readFileUtf8 vs fs.readFileSync(p, 'utf8'); async: reads kept
 // `--concurrency` in flight, readFileUtf8Async vs fs.promises.readFile(p, 'utf8'),
@@ -35,10 +35,10 @@ const ASYNC_SIZE = 4 * MiB
 /** Calls of a sync loop at least, so that a peak is a loop's, not one call's. */
 const MIN_CALLS = 5
 
-/** { ours, fast, fs } results of loop-child.js, each in a fresh process, with `args`. */
+/** { ours, lean, fs } results of loop-child.js, each in a fresh process, with `args`. */
 function each(file, args) {
   const child = path.join(__dirname, 'loop-child.js')
-  const names = ['ours', 'fast', 'fs']
+  const names = ['ours', 'lean', 'fs']
   const runs = inChildren(names, 1, (name) => [child, name, file, '--idle-ms', String(idleMs), ...args], ['--expose-gc'])
   return Object.fromEntries(names.map((name) => [name, runs[name][0]]))
 }
@@ -60,29 +60,29 @@ const MEMORY_COLUMNS = [
   ['fs idle', 'r'],
   ['idle ours − fs', 'r'],
 ]
-const fastCells = (r) => [
-  fmtMiB(r.fast.peakRss),
-  fmtRatio(r.fast.peakRss / r.fs.peakRss),
-  signedMiB(r.fast.idleRss - r.fs.idleRss),
-  fmtTime(r.fast.nsPerCall),
+const leanCells = (r) => [
+  fmtMiB(r.lean.peakRss),
+  fmtRatio(r.lean.peakRss / r.fs.peakRss),
+  signedMiB(r.lean.idleRss - r.fs.idleRss),
+  fmtTime(r.lean.nsPerCall),
   fmtTime(r.ours.nsPerCall),
   fmtTime(r.fs.nsPerCall),
-  fmtRatio(r.fs.nsPerCall / r.fast.nsPerCall),
+  fmtRatio(r.fs.nsPerCall / r.lean.nsPerCall),
 ]
-const FAST_COLUMNS = [
-  ['fast peak', 'r'],
-  ['peak fast / fs', 'r'],
-  ['idle fast − fs', 'r'],
-  ['fast time', 'r'],
+const LEAN_COLUMNS = [
+  ['lean peak', 'r'],
+  ['peak lean / fs', 'r'],
+  ['idle lean − fs', 'r'],
+  ['lean time', 'r'],
   ['ours time', 'r'],
   ['fs time', 'r'],
-  ['speed-up fast', 'r'],
+  ['speed-up lean', 'r'],
 ]
 
 function main() {
   const progress = (text) => process.stderr.write(`${text}\n`)
   const syncRows = []
-  const fastSyncRows = []
+  const leanSyncRows = []
   for (const content of opts.contents) {
     for (const size of opts.sizes) {
       progress(`memory: sync ${content} ${sizeLabel(size)}`)
@@ -90,18 +90,18 @@ function main() {
       const calls = Math.max(MIN_CALLS, Math.round(loopBytes / size))
       const r = each(file, ['--calls', String(calls)])
       syncRows.push([content, sizeLabel(size), String(calls), ...memoryCells(r)])
-      fastSyncRows.push([content, sizeLabel(size), ...fastCells(r)])
+      leanSyncRows.push([content, sizeLabel(size), ...leanCells(r)])
     }
   }
   const asyncRows = []
-  const fastAsyncRows = []
+  const leanAsyncRows = []
   for (const content of opts.contents) {
     progress(`memory: async ${content} ${sizeLabel(ASYNC_SIZE)}`)
     const { file } = ensureFixture(content, ASYNC_SIZE)
     const r = each(file, ['--async', '--concurrency', String(concurrency), '--calls', String(asyncReads)])
     const time = [fmtTime(r.ours.nsPerCall), fmtTime(r.fs.nsPerCall), fmtRatio(r.fs.nsPerCall / r.ours.nsPerCall)]
     asyncRows.push([content, ...memoryCells(r), ...time])
-    fastAsyncRows.push([content, sizeLabel(ASYNC_SIZE), ...fastCells(r)])
+    leanAsyncRows.push([content, sizeLabel(ASYNC_SIZE), ...leanCells(r)])
   }
   const out = [
     '#### Memory: RSS of a loop of reads, each reader in a fresh process',
@@ -119,10 +119,10 @@ function main() {
       asyncRows,
     ),
     '',
-    "Fast: ours after setMemoryMode('fast'), in the same sync loops and async reads as above; " +
-      'time: a call (sync) or total / reads (async); speed-up fast: fs / fast.',
+    "Lean: ours after setMemoryMode('lean'), in the same sync loops and async reads as above; " +
+      'time: a call (sync) or total / reads (async); speed-up lean: fs / lean.',
     '',
-    table([['content', 'l'], ['size', 'l'], ...FAST_COLUMNS], [...fastSyncRows, ...fastAsyncRows.map((row) => [`${row[0]} (async)`, ...row.slice(1)])]),
+    table([['content', 'l'], ['size', 'l'], ...LEAN_COLUMNS], [...leanSyncRows, ...leanAsyncRows.map((row) => [`${row[0]} (async)`, ...row.slice(1)])]),
   ]
   process.stdout.write(out.join('\n') + '\n')
 }

@@ -9,28 +9,28 @@ function ours(mode = process.env.READFILE_UTF8_BENCH_MEMORY_MODE) {
   return lib
 }
 
-/** Synchronous readers: ours (also in the fast mode), fs's 'utf8' read, and fs's raw Buffer read (the bytes alone). */
+/** Synchronous readers: ours (also in the lean mode), fs's 'utf8' read, and fs's raw Buffer read (the bytes alone). */
 const SYNC_READERS = {
   ours: (file) => {
     const { readFileUtf8 } = ours()
     return () => readFileUtf8(file)
   },
-  fast: (file) => {
-    const { readFileUtf8 } = ours('fast')
+  lean: (file) => {
+    const { readFileUtf8 } = ours('lean')
     return () => readFileUtf8(file)
   },
   fs: (file) => () => fs.readFileSync(file, 'utf8'),
   buffer: (file) => () => fs.readFileSync(file),
 }
 
-/** Promise readers: ours (also in the fast mode) and fs.promises. */
+/** Promise readers: ours (also in the lean mode) and fs.promises. */
 const ASYNC_READERS = {
   ours: (file) => {
     const { readFileUtf8Async } = ours()
     return () => readFileUtf8Async(file)
   },
-  fast: (file) => {
-    const { readFileUtf8Async } = ours('fast')
+  lean: (file) => {
+    const { readFileUtf8Async } = ours('lean')
     return () => readFileUtf8Async(file)
   },
   fs: (file) => () => fs.promises.readFile(file, 'utf8'),

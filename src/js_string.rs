@@ -22,6 +22,7 @@ use crate::external_memory;
 use crate::limits::{tuned, ExternalFrom, EXTERNAL_FROM_26, EXTERNAL_FROM_BEFORE_26};
 use crate::read::ReadError;
 use crate::transcode::Text;
+use crate::v8::EXTERNAL_MEMORY_STEP;
 use crate::v8::MAX_STRING_LENGTH;
 
 /// The thresholds for this Node (see `limits`): chosen once, by major version.
@@ -129,6 +130,12 @@ pub(crate) enum Maker {
   AfterWork,
 }
 
+/// A sync call's string of this many bytes or more follows fs's own rule in
+/// every mode (`ExternalFrom::lean_units`): two of them start V8's marking,
+/// and a loop of such external strings outruns it, while a copy dies in the
+/// next scavenge. Half V8's step: derived, not fitted.
+pub(crate) const SYNC_FS_RULE_FROM: usize = (EXTERNAL_MEMORY_STEP / 2) as usize;
+
 /// The one copy-or-external decision: whether `bytes` bytes of string data of
 /// `unit_bytes`-wide code units that `maker` makes become an external string
 /// (never in a large heap, see `ExternalFrom::heap_below`, nor while V8
@@ -138,7 +145,7 @@ pub(crate) enum Maker {
 /// with external strings than fs's copies do.
 fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, maker: Maker) -> bool {
   let from = external_from(env);
-  let large = if maker == Maker::SyncCall && is_lean() {
+  let large = if maker == Maker::SyncCall && (is_lean() || bytes >= SYNC_FS_RULE_FROM) {
     bytes / unit_bytes >= from.lean_units
   } else {
     bytes >= tuned!(from.bytes, "EXTERNAL_FROM.bytes")
@@ -292,8 +299,9 @@ fn create<T: CodeUnit>(
 /// otherwise it is made as valid text is, external when large: a copy of a
 /// large string lands on fresh pages of V8's large-object space each time,
 /// where our buffer comes back warm from the pool. `read`: the buffer the
-/// text was read into, if the caller is done with it: in the lean mode a
-/// large one is freed before the copy (`ExternalFrom::read_freed_from`).
+/// text was read into, if the caller is done with it: freed before a copy if
+/// huge (`SYNC_FS_RULE_FROM`), or in the lean mode if large
+/// (`ExternalFrom::read_freed_from`).
 pub(crate) fn from_converted(
   env: sys::napi_env,
   text: Text,
@@ -303,10 +311,13 @@ pub(crate) fn from_converted(
 ) -> Reply {
   let lean = maker == Maker::SyncCall && is_lean();
   let maker = (!(lean && replaced)).then_some(maker);
+  // Called only before a copy: converted text, read buffer and V8's copy at
+  // once would peak far above fs's Buffer and string.
   let free_read = || {
-    if let Some(read) = read
-      .filter(|read| lean && read.len() >= tuned!(external_from(env).read_freed_from, "EXTERNAL_FROM.read_freed_from"))
-    {
+    if let Some(read) = read.filter(|read| {
+      read.len() >= SYNC_FS_RULE_FROM
+        || lean && read.len() >= tuned!(external_from(env).read_freed_from, "EXTERNAL_FROM.read_freed_from")
+    }) {
       drop(std::mem::take(read));
     }
   };
