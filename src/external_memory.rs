@@ -17,11 +17,11 @@
 //! Reporting is not always enough: V8 frees external strings only in a full
 //! GC, whose marking it starts once external memory grew by its step, and
 //! Node 20's V8 can leave that marking unfinished for as long as a loop never
-//! yields to the event loop, while our reports only step it. Once
+//! yields to the event loop, while a batch reports only when it returns. Once
 //! `EXTERNAL_MEMORY_STEP` bytes of strings were made with none collected, a sync
-//! call's strings are copied (`copies_instead`): V8's own allocations end that
-//! marking, as they do in fs's loops, and the dead strings a loop holds stay
-//! bounded.
+//! batch's strings are copied (`copies_instead`): V8's own allocations end that
+//! marking, as they do in fs's loops, and the dead strings a loop of batches
+//! holds stay bounded.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -115,16 +115,16 @@ pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
 
 /// Whether a string of `bytes` bytes that would be external is copied
 /// instead, because V8 collected none of `EXTERNAL_MEMORY_STEP` bytes of them (see
-/// the module's documentation).
-/// Only a sync call (`sync`) or a sync batch on `env` copies: async results
-/// are made between turns of the event loop, where V8 ends its marking. The
-/// copies count too: after as many bytes of them, strings are external again,
-/// so that a caller who keeps every string (none ever collected) loses only
-/// part of their speed.
-pub(crate) fn copies_instead(env: sys::napi_env, bytes: usize, sync: bool) -> bool {
+/// the module's documentation) while a sync batch on `env` makes its strings.
+/// A single call's strings are reported as they are made, and each report
+/// steps V8's marking; copies of them, which land on fresh pages, only made
+/// the calls after a burst of large strings slower. The copies count too:
+/// after as many bytes of them, strings are external again, so that a caller
+/// who keeps every string (none ever collected) loses only part of the speed.
+pub(crate) fn copies_instead(env: sys::napi_env, bytes: usize) -> bool {
   let since = SINCE_COLLECTED.load(Ordering::Relaxed);
   let stalled = since >= EXTERNAL_MEMORY_STEP;
-  if !stalled || !(sync || windows().owed.iter().any(|o| o.is_open_on(env))) {
+  if !stalled || !windows().owed.iter().any(|o| o.is_open_on(env)) {
     return false;
   }
   if since >= 2 * EXTERNAL_MEMORY_STEP {

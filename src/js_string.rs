@@ -101,7 +101,7 @@ fn call_meter(env: sys::napi_env, meter: sys::napi_ref) -> Option<usize> {
 /// Whether the process is in the lean memory mode (see `ExternalFrom::lean_units`):
 /// one setting for every JS thread, as memory is the process's. Off by
 /// default: callers come for speed, and the fast mode's memory is bounded
-/// (`external_memory::copies_instead`); the lean mode is theirs to ask for.
+/// (`external_memory`, `SYNC_FS_RULE_FROM`); the lean mode is theirs to ask for.
 static LEAN: AtomicBool = AtomicBool::new(false);
 
 /// Sets the memory mode (lean or not); returns whether it was lean.
@@ -138,8 +138,8 @@ pub(crate) const SYNC_FS_RULE_FROM: usize = (EXTERNAL_MEMORY_STEP / 2) as usize;
 
 /// The one copy-or-external decision: whether `bytes` bytes of string data of
 /// `unit_bytes`-wide code units that `maker` makes become an external string
-/// (never in a large heap, see `ExternalFrom::heap_below`, nor while V8
-/// collects none, see `external_memory::copies_instead`). In the lean mode a
+/// (never in a large heap, see `ExternalFrom::heap_below`, nor in a sync
+/// batch while V8 collects none, see `external_memory::copies_instead`). In the lean mode a
 /// sync call's are external only where fs's would be: the peaks of loops of
 /// sync calls are what it is for, while async reads and batches peak lower
 /// with external strings than fs's copies do.
@@ -152,7 +152,7 @@ fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, maker: Maker
   };
   large
     && heap_bytes(env) < tuned!(from.heap_below, "EXTERNAL_FROM.heap_below")
-    && !external_memory::copies_instead(env, bytes, maker == Maker::SyncCall)
+    && !external_memory::copies_instead(env, bytes)
 }
 
 /// What a native read returns to JS: the string's code units, or a failure

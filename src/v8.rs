@@ -8,7 +8,7 @@ pub(crate) const MAX_STRING_LENGTH: usize = 0x1fff_ffe8;
 
 /// The growth of external memory past its level at the last full GC from
 /// which V8 starts marking (`Heap::external_memory_soft_limit`). Only a full
-/// GC frees an external string: a sync call's strings are copied once this
+/// GC frees an external string: a sync batch's strings are copied once this
 /// much of them was made with none collected (`external_memory::copies_instead`),
-/// which bounds the dead ones a loop of reads holds beyond fs's.
+/// which bounds the dead ones a loop of batches holds beyond fs's.
 pub(crate) const EXTERNAL_MEMORY_STEP: u64 = 64 << 20;
