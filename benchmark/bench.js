@@ -13,7 +13,7 @@ const { spawn } = require('node:child_process')
 const { environment, describe, RESULTS } = require('./environment')
 const { duration } = require('./format')
 const { parseList } = require('./options')
-const { saveRun } = require('./results-file')
+const { saveRun, updateReadme } = require('./results-file')
 
 /**
  * Every suite, in the order `all` runs them: its script, arguments it always
@@ -32,7 +32,7 @@ const SUITES = {
   floor: { script: 'floor.js', about: 'the read step and the string step alone, and the caps on the speed-up they set' },
   batch: { script: 'batch.js', about: 'readFilesUtf8(Async) over node_modules and a generated tree, against loops of fs and ours' },
   bun: { script: 'bun.js', fetches: true, about: "readFileUtf8 in plain loops against fs.readFileSync(p, 'utf8') on this Node and on Bun" },
-  calibrate: { script: 'calibrate.js', builds: true, about: "where each threshold of src/limits.rs and decodeUtf8's routes lies on this machine (a bench build, made if missing)" },
+  calibrate: { script: 'calibrate.js', builds: true, about: "where each threshold of src/limits.rs and decodeUtf8's routes lies on this machine (with a bench build, brought up to date first)" },
 }
 const DEFAULT_SUITES = ['mixed', 'read', 'memory']
 
@@ -151,6 +151,7 @@ async function main() {
     }))
     const file = saveRun({ date: env.date, node: env.node, suites }, Object.keys(SUITES))
     process.stderr.write(`saved ${done.map((s) => s.name).join(', ')} to ${path.relative(process.cwd(), file)}\n`)
+    if (done.some((s) => s.name === 'mixed') && updateReadme()) process.stderr.write('updated the speed-ups in README.md\n')
   }
   process.stderr.write(`finished in ${total}\n`)
   if (failed) process.exitCode = 1

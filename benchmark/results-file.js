@@ -59,4 +59,39 @@ function saveRun({ date, node, suites }, order = []) {
   return FILE
 }
 
-module.exports = { saveRun, readSections, FILE }
+const README = path.join(__dirname, '..', 'README.md')
+const README_START = '<!-- speed-ups: written by `npm run bench -- --save` from the mixed suite in benchmark/RESULTS.md -->'
+const README_END = '<!-- /speed-ups -->'
+
+/**
+ * The README's table of speed-ups per Node line, from the mixed suite's
+ * sections of RESULTS.md: figures come from saved runs, never typed by hand.
+ * Leaves the README as it is if it has no such block.
+ */
+function updateReadme() {
+  if (!fs.existsSync(README) || !fs.existsSync(FILE)) return false
+  const readme = fs.readFileSync(README, 'utf8')
+  const start = readme.indexOf(README_START)
+  const end = readme.indexOf(README_END)
+  if (start === -1 || end < start) return false
+  const rows = readSections(fs.readFileSync(FILE, 'utf8'))
+    .filter((s) => s.suite === 'mixed')
+    .sort((a, b) => a.major - b.major)
+    .map((s) => {
+      const node = /· (v[\d.]+)/.exec(s.text.split('\n')[0])?.[1] ?? `${s.major}`
+      const says = /Ours \(default\) is ([\d.]+)× fs \(median\), ([\d.]+)× \(mean\); ([\d.]+)× toString \(median\)[^;]*(?:; ([\d.]+)× Bun \(median\))?/.exec(s.text)
+      if (!says) return null
+      const bun = /\| Bun ([\d.]+) readFileSync/.exec(s.text)
+      return `| ${node} | ${says[1]}× (${says[2]}× mean) | ${says[3]}× | ${says[4] ? `${says[4]}× (Bun ${bun?.[1] ?? ''})` : '—'} |`
+    })
+    .filter(Boolean)
+  const table = [
+    '| Node | ours vs `fs.readFileSync(p, \'utf8\')` | vs `fs.readFileSync(p).toString()` | vs Bun\'s `readFileSync` |',
+    '| :--- | ---: | ---: | ---: |',
+    ...rows,
+  ].join('\n')
+  fs.writeFileSync(README, `${readme.slice(0, start + README_START.length)}\n${table}\n${readme.slice(end)}`)
+  return true
+}
+
+module.exports = { saveRun, readSections, updateReadme, FILE }
