@@ -10,9 +10,13 @@ const native = require('./native')
 
 let v8
 let untilCheck = 0
+// Bun's heap is JavaScriptCore's, which V8's rule does not fit, and asking it
+// costs far more: no meter there (0: a heap not known to be large).
+const METERED = process.versions.bun === undefined
 
 /** What the heap holds in small objects outside the young generation. */
 function heapBytes() {
+  if (!METERED) return 0
   v8 ??= require('node:v8')
   let bytes = 0
   // Left out: young objects, which a scavenge frees (the copies a loop of
