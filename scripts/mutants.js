@@ -61,8 +61,8 @@ const MUTANTS = [
     patches: [
       {
         file: 'src/transcode/mod.rs',
-        find: '  let text = halves::convert(bytes, &halves::LATIN1, split)',
-        replace: '  let text = halves::convert(&bytes[facts.ascii_prefix.min(bytes.len())..], &halves::LATIN1, split)',
+        find: '  if let Some(latin1) = halves::convert(bytes, &halves::LATIN1, split) {',
+        replace: '  if let Some(latin1) = halves::convert(&bytes[facts.ascii_prefix.min(bytes.len())..], &halves::LATIN1, split) {',
       },
     ],
     tests: ['differential.test.js'],
@@ -74,7 +74,7 @@ const MUTANTS = [
     patches: [
       {
         file: 'src/transcode/halves.rs',
-        find: '      room.copy_within(left_units..left_units + right_units, own.len());\n',
+        find: '    room.copy_within(split..split + right_units, left_units);\n',
         replace: '',
       },
     ],
@@ -207,8 +207,8 @@ const MUTANTS = [
     patches: [
       {
         file: 'src/buffers/mod.rs',
-        find: '  } else if buf.capacity() > 0 {\n    buf.clear();\n',
-        replace: '  } else if buf.capacity() > 0 {\n',
+        find: '  } else if is_kept_locally(&buf) {\n    buf.clear();\n',
+        replace: '  } else if is_kept_locally(&buf) {\n',
       },
     ],
     tests: ['batch.test.js'],
