@@ -148,6 +148,28 @@ test('ERR_STRING_TOO_LONG: from kMaxLength bytes on, as fs (which counts bytes, 
   fs.rmSync(big)
 })
 
+test('ERR_STRING_TOO_LONG for an input of unknown length that ends at exactly kMaxLength bytes, as fs', unsupportedOnWindows('FIFOs (mkfifo)'), () => {
+  // A regular file is refused by its size before it is read; a FIFO only by
+  // what was read. Its writer is another process, so the sync read can wait.
+  const { MAX_STRING_LENGTH } = require('node:buffer').constants
+  const fifo = scratch('kmaxlength.fifo')
+  fs.rmSync(fifo, { force: true })
+  spawnSync('mkfifo', [fifo])
+  const outcome = (read) => {
+    const writer = require('node:child_process').spawn('sh', ['-c', `head -c ${MAX_STRING_LENGTH} /dev/zero > "$0"`, fifo], { stdio: 'ignore' })
+    try {
+      return thrown(read)
+    } finally {
+      writer.kill()
+    }
+  }
+  const ours = outcome(() => readFileUtf8(fifo))
+  const expected = outcome(() => fs.readFileSync(fifo, 'utf8'))
+  fs.rmSync(fifo)
+  assert.equal(expected?.code, 'ERR_STRING_TOO_LONG')
+  assert.deepEqual(errorFields(ours), errorFields(expected))
+})
+
 test("over 2 GiB, readFileSync with a UTF-8 spelling other than 'utf8' or 'utf-8' gives fs's ERR_FS_FILE_TOO_LARGE", () => {
   // Those spellings take fs's Buffer path, which refuses such a file by its size.
   const huge = scratch('over-2gib.txt')

@@ -26,10 +26,11 @@ const kept = []
 for (let mib = option('--heap-mib', 0), i = 0; i < mib * 8192; i++) kept.push({ i, s: `k${i}`, a: [i, i + 1] })
 
 const bytes = fs.readFileSync(file)
+const native = require('../lib/native')
 const WORKLOADS = {
   read: () => lib.readFileUtf8(file).length,
   decode: () => lib.decodeUtf8(bytes).length,
-  'native-decode': () => require('../lib/native').decodeUtf8(bytes).length,
+  'native-decode': () => native.decodeUtf8(bytes).length,
   'node-decode': () => bytes.utf8Slice(0, bytes.length).length,
 }
 const call = WORKLOADS[workload]

@@ -337,8 +337,8 @@ const MUTANTS = [
   {
     id: 'kmaxlength',
     area: 'kMaxLength',
-    bug: 'a file of exactly kMaxLength bytes is read into a string, where fs throws ERR_STRING_TOO_LONG',
-    patches: [{ file: 'src/pipeline.rs', find: '  bytes.len() >= MAX_STRING_LENGTH', replace: '  bytes.len() > MAX_STRING_LENGTH' }],
+    bug: 'reads stop one byte past kMaxLength: an input of exactly kMaxLength bytes is read into a string, where fs throws ERR_STRING_TOO_LONG',
+    patches: [{ file: 'src/read/mod.rs', find: '.map_or(MAX_STRING_LENGTH, |lower|', replace: '.map_or(MAX_STRING_LENGTH + 1, |lower|' }],
     tests: ['errors.test.js'],
   },
   {

@@ -4,18 +4,12 @@
 
 use napi::sys;
 
-use crate::js_string::{self, Maker, Outcome, Reply, STRING_TOO_LONG, TOO_LARGE};
+use crate::js_string::{self, Maker, Outcome, Reply, TOO_LARGE};
 use crate::limits::tuned;
 use crate::read::{ReadError, ReadFacts};
 use crate::transcode::{self, Decoded, Text};
 use crate::v8::MAX_STRING_LENGTH;
 use crate::{buffers, classify};
-
-/// Node's readFileSync(p, 'utf8') refuses any file of kMaxLength *bytes* or
-/// more, whatever it decodes to, and so do we.
-fn too_long_for_a_file(bytes: &[u8]) -> bool {
-  bytes.len() >= MAX_STRING_LENGTH
-}
 
 /// Whether a sync call leaves `bytes` to V8's decoder (see
 /// `limits::V8_DECODES_INVALID_FROM`): large, and invalid from their start,
@@ -35,7 +29,8 @@ fn left_to_v8(env: sys::napi_env, bytes: &[u8], facts: ReadFacts) -> bool {
 /// before a copy, see `js_string::from_converted`). A sync call leaves some
 /// large text to V8's decoder (`left_to_v8`).
 /// A file of kMaxLength bytes or more, found by its size (a `read` with a
-/// limit: `ReadError::TooLarge`, which JS then judges) or by reading it, is
+/// limit: `ReadError::TooLarge`, which JS then judges) or by the reader as it
+/// reads (`ReadError::TooLong`, stopped at `read::max_bytes`), is
 /// readFileSync's ERR_STRING_TOO_LONG.
 pub(crate) fn read_to_string(
   env: sys::napi_env,
@@ -47,7 +42,6 @@ pub(crate) fn read_to_string(
   let reply = match result {
     Err(ReadError::TooLarge) => Reply::Outcome(Outcome::Failure(TOO_LARGE)),
     Err(e) => Reply::Outcome(e.into()),
-    Ok(_) if too_long_for_a_file(&buf) => Reply::Outcome(Outcome::Failure(STRING_TOO_LONG)),
     Ok(facts) if maker == Maker::SyncCall && left_to_v8(env, &buf, facts) => js_string::decoded_by_v8(env, &buf),
     Ok(facts) => match transcode::decode(&buf, facts) {
       Decoded::Ascii => js_string::from_read_ascii(env, &mut buf),
@@ -61,8 +55,9 @@ pub(crate) fn read_to_string(
 
 /// A read off the JS thread (libuv's pool, a batch's workers): everything but
 /// making the string, which the JS thread does from the returned code units.
-/// `too_long` is the failure for a file of kMaxLength bytes or more (found by
-/// its size, `ReadError::TooLarge`, or by reading it).
+/// `too_long` is the failure for a file of kMaxLength bytes or more found by
+/// its size (`ReadError::TooLarge`); one found by reading it is
+/// `ReadError::TooLong`, which the reader stops at.
 pub(crate) fn read_to_outcome(
   read: impl FnOnce(&mut Vec<u8>) -> Result<ReadFacts, ReadError>,
   too_long: i32,
@@ -73,10 +68,6 @@ pub(crate) fn read_to_outcome(
     Err(e) => {
       buffers::give(buf);
       e.into()
-    }
-    Ok(_) if too_long_for_a_file(&buf) => {
-      buffers::give(buf);
-      Outcome::Failure(too_long)
     }
     Ok(facts) => Outcome::Text(transcode::decode(&buf, facts).owning(buf)),
   }
