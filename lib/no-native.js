@@ -5,7 +5,8 @@
 const { FS_ANSWERS } = require('./errors')
 
 const forFs = () => FS_ANSWERS
-let lean = true
+// The default mode is fast, as with the addon (setMemoryMode's answers match).
+let lean = false
 const forFsAsync = async () => FS_ANSWERS
 
 module.exports = {

@@ -68,9 +68,9 @@ async function checkRequire() {
     assert.equal(await lib.readFileUtf8Async(file), await fs.promises.readFile(file, 'utf8'), file)
   }
   assert.deepEqual(lib.readFilesUtf8(files), expected())
+  assert.equal(lib.setMemoryMode('lean'), 'fast', 'fast is the default')
+  for (const file of files) assert.equal(lib.readFileUtf8(file), fs.readFileSync(file, 'utf8'), `lean: ${file}`)
   assert.equal(lib.setMemoryMode('fast'), 'lean')
-  for (const file of files) assert.equal(lib.readFileUtf8(file), fs.readFileSync(file, 'utf8'), `fast: ${file}`)
-  assert.equal(lib.setMemoryMode('lean'), 'fast')
   assert.deepEqual(fields(() => lib.readFileUtf8(missing)), fields(() => fs.readFileSync(missing, 'utf8')))
   assert.deepEqual(fields(() => lib.readFileUtf8(dir)), fields(() => fs.readFileSync(dir, 'utf8')))
 }
@@ -86,8 +86,7 @@ async function checkImport() {
 // as its own code does (and, under Yarn PnP, through its loader).
 const CJS_CHILD = `'use strict'
 const fs = require('node:fs')
-const ours = require('readfile-utf8')
-if (fs.readFileSync !== ours.readFileSync) throw new Error('fs.readFileSync is not patched')
+if (!require('readfile-utf8/register').isRegistered()) throw new Error('fs.readFileSync is not patched')
 const fixture = require(${JSON.stringify(FIXTURE)})
 if (fixture.text !== ${JSON.stringify(FIXTURE_TEXT)}) throw new Error('the fixture read wrong: ' + fixture.text)
 const files = JSON.parse(process.argv[2])
@@ -95,8 +94,8 @@ process.stdout.write(JSON.stringify(files.map((f) => fs.readFileSync(f, 'utf8'))
 `
 const ESM_CHILD = `import fs, { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import ours from 'readfile-utf8'
-if (fs.readFileSync !== ours.readFileSync || readFileSync !== ours.readFileSync) throw new Error('node:fs is not patched')
+import { isRegistered } from 'readfile-utf8/register'
+if (!isRegistered() || readFileSync !== fs.readFileSync) throw new Error('node:fs is not patched')
 const { text } = await import(${JSON.stringify(`${FIXTURE}/esm.mjs`)})
 const fixture = createRequire(import.meta.url)(${JSON.stringify(FIXTURE)})
 if (text !== ${JSON.stringify(FIXTURE_TEXT)} || fixture.text !== text) throw new Error('the fixture read wrong: ' + text)
