@@ -121,7 +121,8 @@ test('one warning for the main thread and 64 workers that load it after it', () 
   assert.equal(r.warnings, 1, r.stderr)
 })
 
-test('the installed platform package loads, with no warning', { skip: BINARY === null && 'no local build to install' }, () => {
+test('the installed platform package loads, with no warning', () => {
+  assert.ok(BINARY, 'a local build of the addon (npm test builds it first)')
   const home = project('platform', { binary: BINARY })
   const r = run(home, REPORT, { env: { READFILE_UTF8_REQUIRE_NATIVE: '1' } })
   assert.equal(r.status, 0, r.stderr)
@@ -161,7 +162,8 @@ test('installed where the package cannot resolve it: the message says so and whe
   assert.match(out.message, /READFILE_UTF8_NATIVE_LIBRARY_PATH/)
 })
 
-test('READFILE_UTF8_NATIVE_LIBRARY_PATH: the file it names is loaded, and nothing else', { skip: BINARY === null && 'no local build' }, () => {
+test('READFILE_UTF8_NATIVE_LIBRARY_PATH: the file it names is loaded, and nothing else', () => {
+  assert.ok(BINARY, 'a local build of the addon (npm test builds it first)')
   const home = project('named')
   fs.copyFileSync(BINARY, path.join(home, 'addon.node'))
   const r = run(home, REPORT, { env: { READFILE_UTF8_NATIVE_LIBRARY_PATH: 'addon.node', READFILE_UTF8_REQUIRE_NATIVE: '1' } })
@@ -182,7 +184,8 @@ const pretend = (home, name, code) => {
   return ['-r', file]
 }
 
-test('Node older than 20.12: fs answers, even with a platform package, and the warning names the version', { skip: BINARY === null && 'no local build' }, () => {
+test('Node older than 20.12: fs answers, even with a platform package, and the warning names the version', () => {
+  assert.ok(BINARY, 'a local build of the addon (npm test builds it first)')
   const home = project('old-node', { binary: BINARY })
   const args = pretend(home, 'node18', "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '18.20.8' } })")
   const r = run(home, REPORT, { args })

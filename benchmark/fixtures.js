@@ -296,4 +296,4 @@ function ensureFixture(content, size, onGenerate = () => {}) {
   return { file, bytes: fs.statSync(file).size, generated }
 }
 
-module.exports = { CONTENTS, SIZES, fixtureDir, ensureFixture, generate }
+module.exports = { CONTENTS, SIZES, fixtureDir, ensureFixture, generate, prng }

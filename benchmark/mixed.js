@@ -27,7 +27,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 
-const { ensureFixture } = require('./fixtures')
+const { ensureFixture, prng } = require('./fixtures')
 const { KiB, MiB, sizeLabel, fmtTime, fmtMiB, fmtRatio, table } = require('./format')
 const { suiteOptions, parseList } = require('./options')
 const { inChildren, median } = require('./timing')
@@ -69,18 +69,6 @@ const SIZE_MIX = [
 ]
 /** The history view's cells: every kind at these sizes. */
 const HISTORY_SIZES = [KiB, 16 * KiB, 256 * KiB, MiB, 4 * MiB]
-
-/** mulberry32, as the fixtures use. */
-function prng(state) {
-  let a = state >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 function shuffle(items, rng) {
   for (let i = items.length - 1; i > 0; i--) {

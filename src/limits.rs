@@ -260,6 +260,7 @@ pub(crate) fn all(from: &ExternalFrom) -> Vec<(&'static str, u64)> {
     ("DENSE_MIN_ERRORS", DENSE_MIN_ERRORS as u64),
     ("EXTERNAL_FROM.bytes", from.bytes as u64),
     ("EXTERNAL_FROM.heap_below", from.heap_below as u64),
+    ("EXTERNAL_FROM.lean_units", from.lean_units as u64),
     ("EXTERNAL_FROM.read_freed_from", from.read_freed_from as u64),
     ("HEAP_CHECK_EVERY", HEAP_CHECK_EVERY as u64),
     ("V8_DECODES_INVALID_FROM", V8_DECODES_INVALID_FROM as u64),
