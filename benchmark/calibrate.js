@@ -172,7 +172,7 @@ const POLICIES = {
 /** A threshold's value as the report shows it: sizes as sizes; none where it is never reached. */
 function shown(name, value) {
   if (value === undefined || value === null || value >= NEVER || value >= Number.MAX_SAFE_INTEGER) return 'never'
-  return /BYTES|FROM|bytes|below|read_freed/.test(name) ? sizeLabel(value) : String(value)
+  return /BYTES|FROM|bytes|below|from/.test(name.split('.').pop()) ? sizeLabel(value) : String(value)
 }
 
 function measure(row, variants) {
