@@ -177,6 +177,28 @@ test('Workers that end right after a batch, before its bytes are reported: no V8
   assert.equal(r.stdout, String(20 * files.length))
 })
 
+test('one sync batch of more strings than V8\'s external-memory step, nothing made before it: every string external, none copied', (t) => {
+  // Its strings are all alive until it returns, so that V8 collected none of
+  // them says nothing of a stalled GC: only strings made before it do.
+  const file = batchFiles()[0] // 1 MiB of ASCII: external on every Node (fast mode)
+  const script = `
+    const { readFilesUtf8 } = require(${JSON.stringify(path.join(__dirname, '..'))})
+    const expected = require('node:fs').readFileSync(${JSON.stringify(file)}, 'utf8')
+    const mib = (n) => n / 2 ** 20
+    const before = process.memoryUsage()
+    const got = readFilesUtf8(new Array(160).fill(${JSON.stringify(file)}))
+    const after = process.memoryUsage()
+    process.stdout.write(JSON.stringify({ same: got.every((s) => s === expected), count: got.length,
+      external: mib(after.external - before.external), heap: mib(after.heapUsed - before.heapUsed) }))`
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: FAST_MODE_ENV })
+  assert.equal(r.status, 0, r.stderr)
+  const { same, count, external, heap } = JSON.parse(r.stdout)
+  t.diagnostic(`160 MiB from one batch: ${external.toFixed(0)} MiB external, ${heap.toFixed(0)} MiB in the heap`)
+  assert.ok(same, 'every string is fs.readFileSync')
+  assert.equal(count, 160)
+  assert.ok(external > 150 && heap < 16, `${external.toFixed(0)} MiB external, ${heap.toFixed(0)} MiB in the heap`)
+})
+
 test("strings never collected: a single call's stay external, a sync batch's are copied into the heap in turns, each still fs.readFileSync", (t) => {
   // A caller that keeps every string gives V8 nothing to collect, as a loop
   // of batches that V8 never finishes a GC in does: batches then copy part of

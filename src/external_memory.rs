@@ -18,10 +18,11 @@
 //! GC, whose marking it starts once external memory grew by its step, and
 //! Node 20's V8 can leave that marking unfinished for as long as a loop never
 //! yields to the event loop, while a batch reports only when it returns. Once
-//! `EXTERNAL_MEMORY_STEP` bytes of strings were made with none collected, a sync
-//! batch's strings are copied (`copies_instead`): V8's own allocations end that
-//! marking, as they do in fs's loops, and the dead strings a loop of batches
-//! holds stay bounded.
+//! `EXTERNAL_MEMORY_STEP` bytes of strings were made with none collected
+//! before a sync batch began, its strings are copied (`copies_instead`): V8's
+//! own allocations end that marking, as they do in fs's loops, and the dead
+//! strings a loop of batches holds stay bounded. The batch's own strings do
+//! not count: they are all alive until it returns, so no GC could take any.
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -44,6 +45,9 @@ struct Owed {
   bytes: i64,
   /// The batch is still making strings.
   open: bool,
+  /// Bytes of external strings made in this window: alive until the batch
+  /// returns, they are no sign of a stalled GC (`copies_instead`).
+  made: u64,
 }
 
 impl Owed {
@@ -92,6 +96,7 @@ pub(crate) fn add(env: sys::napi_env, bytes: i64) -> u64 {
   SINCE_COLLECTED.fetch_add(bytes as u64, Ordering::Relaxed);
   let window = windows().owed.iter_mut().find(|o| o.is_open_on(env)).map(|o| {
     o.bytes += bytes;
+    o.made += bytes as u64;
     o.window
   });
   window.unwrap_or_else(|| {
@@ -114,8 +119,9 @@ pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
 }
 
 /// Whether a string of `bytes` bytes that would be external is copied
-/// instead, because V8 collected none of `EXTERNAL_MEMORY_STEP` bytes of them (see
-/// the module's documentation) while a sync batch on `env` makes its strings.
+/// instead, because V8 collected none of `EXTERNAL_MEMORY_STEP` bytes of them
+/// made before the sync batch on `env` that makes it (see the module's
+/// documentation).
 /// A single call's strings are reported as they are made, and each report
 /// steps V8's marking; copies of them, which land on fresh pages, only made
 /// the calls after a burst of large strings slower. The copies count too:
@@ -123,11 +129,14 @@ pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
 /// who keeps every string (none ever collected) loses only part of the speed.
 pub(crate) fn copies_instead(env: sys::napi_env, bytes: usize) -> bool {
   let since = SINCE_COLLECTED.load(Ordering::Relaxed);
-  let stalled = since >= EXTERNAL_MEMORY_STEP;
-  if !stalled || !windows().owed.iter().any(|o| o.is_open_on(env)) {
+  let Some(own) = windows().owed.iter().find(|o| o.is_open_on(env)).map(|o| o.made) else {
+    return false;
+  };
+  let before = since.saturating_sub(own);
+  if before < EXTERNAL_MEMORY_STEP {
     return false;
   }
-  if since >= 2 * EXTERNAL_MEMORY_STEP {
+  if before >= 2 * EXTERNAL_MEMORY_STEP {
     restart_since_collected();
   } else {
     SINCE_COLLECTED.fetch_add(bytes as u64, Ordering::Relaxed);
@@ -205,6 +214,7 @@ impl BatchWindow {
       window,
       bytes: 0,
       open: true,
+      made: 0,
     });
     BatchWindow { window: Some(window) }
   }
