@@ -84,7 +84,7 @@ function thresholdFiles() {
     fs.writeFileSync(file, bytes)
     files.push(file)
   }
-  for (const units of [(64 << 10) - 1, 64 << 10, 128 << 10, 512 << 10, FS_EXTERNAL_UNITS - 1, FS_EXTERNAL_UNITS]) {
+  for (const units of [(64 << 10) - 1, 64 << 10, (128 << 10) - 1, 128 << 10, (512 << 10) - 1, 512 << 10, FS_EXTERNAL_UNITS - 1, FS_EXTERNAL_UNITS]) {
     add(`ascii-${units}`, Buffer.alloc(units, 'a'))
     // 'é' is one Latin-1 unit from two bytes; '中' one UTF-16 unit from three.
     add(`latin1-${units}`, Buffer.from('é'.repeat(units)))

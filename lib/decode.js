@@ -25,9 +25,9 @@ const ROUTES = {
   20: { all: 512, cut: 256, asciiBelow: 0 },
   // The same decoder, and the same crossovers, as Node 20.
   22: { all: 512, cut: 256, asciiBelow: 0 },
-  // simdutf-backed decoder: on valid text native is at best at par below `all` (a copy into V8 plus our call);
-  // ASCII it copies as fast as we do up to where it too makes the string external.
-  24: { all: 128 << 10, cut: 256, asciiBelow: 1 << 20 },
+  // simdutf-backed decoder: on valid text native is at best at par below `all` (a copy into V8 plus our call),
+  // where our strings start to be external (limits::EXTERNAL_FROM_BEFORE_26), ASCII too.
+  24: { all: 128 << 10, cut: 256, asciiBelow: 0 },
   // As Node 24, and its valid-text decoding keeps up with ours to larger inputs still.
   26: { all: 192 << 10, cut: 256, asciiBelow: 1 << 20 },
 }

@@ -158,10 +158,11 @@ pub(crate) struct ExternalFrom {
   pub(crate) read_freed_from: usize,
 }
 
-/// Node 20–24: copies into V8's heap are slow enough that external strings win
-/// from the size where a copy stops being cheap.
+/// Node 20–24: a copy into V8's heap is cheap while it fits a regular page,
+/// and slow from where it needs a large-object page of its own: external
+/// strings win from that size on.
 pub(crate) const EXTERNAL_FROM_BEFORE_26: ExternalFrom = ExternalFrom {
-  bytes: 64 << 10,
+  bytes: crate::v8::MAX_REGULAR_OBJECT_BYTES,
   heap_below: 64 << 20,
   lean_units: usize::MAX,
   read_freed_from: 4 << 20,

@@ -12,3 +12,8 @@ pub(crate) const MAX_STRING_LENGTH: usize = 0x1fff_ffe8;
 /// much of them was made with none collected (`external_memory::copies_instead`),
 /// which bounds the dead ones a loop of batches holds beyond fs's.
 pub(crate) const EXTERNAL_MEMORY_STEP: u64 = 64 << 20;
+
+/// `kMaxRegularHeapObjectSize`: a string of more bytes than this is not copied
+/// into V8's regular pages, which its scavenges reuse, but into a large-object
+/// page of its own, freshly mapped (and faulted in) for each copy.
+pub(crate) const MAX_REGULAR_OBJECT_BYTES: usize = 128 << 10;
