@@ -1,6 +1,6 @@
 'use strict'
 // The batch suite (`npm run bench -- --suite batch`, or `node benchmark/batch.js
-// [--rounds N] [--no-rss]`): a whole tree of files read into strings, per pass,
+// [--rounds N] [--no-rss] [--bun path | --no-bun]`): a whole tree of files read into strings, per pass,
 // by each contender:
 //   loop of fs.readFileSync(p, 'utf8') · loop of readFileUtf8(p) ·
 //   readFilesUtf8(paths) at the default concurrency, at 2 and at 1 ·
@@ -24,6 +24,9 @@
 // larger than the caches (memory bandwidth, which every read from the page
 // cache spends). Then, each in a fresh process, peak RSS of reading the whole
 // node_modules tree (all strings kept) with a loop of fs and with readFilesUtf8.
+// Bun's plain readFileSync loop over each tree is timed too, in a Bun process
+// of its own right after Node's rounds (`--bun path`, $BUN, or
+// scripts/get-bun.sh; `--no-bun` leaves it out).
 // Self-contained: it shares no code with the other suites but the addon's
 // binary name.
 const fs = require('node:fs')
@@ -31,7 +34,7 @@ const os = require('node:os')
 const path = require('node:path')
 const v8 = require('node:v8')
 const vm = require('node:vm')
-const { spawnSync } = require('node:child_process')
+const { execFileSync, spawnSync } = require('node:child_process')
 const { Worker } = require('node:worker_threads')
 
 const { findBinary } = require('../lib/binary-name')
@@ -39,6 +42,7 @@ const { findBinary } = require('../lib/binary-name')
 const ROOT = path.join(__dirname, '..')
 const args = process.argv.slice(2)
 const ROUNDS = Number(args[args.indexOf('--rounds') + 1]) || 7
+const BUN_ARG = args.includes('--bun') ? args[args.indexOf('--bun') + 1] : undefined
 const PROMISES_IN_FLIGHT = 64
 const SMALL_FILE_BYTES = 64 * 1024
 
@@ -61,6 +65,55 @@ function walk(dir, out = []) {
     }
   }
   return out
+}
+
+// ---- Bun's loop, in a process of its own. ----
+
+/** The Bun binary to time, with its version, or null (`--no-bun`, or none to be had). */
+function findBun() {
+  if (args.includes('--no-bun')) return null
+  try {
+    const bin =
+      BUN_ARG ?? process.env.BUN ?? execFileSync('bash', [path.join(ROOT, 'scripts', 'get-bun.sh')], { encoding: 'utf8' }).trim()
+    return { bin, version: execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim() }
+  } catch (err) {
+    process.stderr.write(`batch: no Bun (${err.message.split('\n')[0]}); its row is left out\n`)
+    return null
+  }
+}
+
+// One pass to warm up, then ROUNDS timed passes, each after a full GC, every
+// string of a pass kept until it ends (as the Node contenders keep theirs).
+const BUN_LOOP = `
+const fs = require('node:fs')
+const { files, rounds } = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'))
+const passes = []
+for (let i = 0; i <= rounds; i++) {
+  Bun.gc(true)
+  const cpu0 = process.cpuUsage()
+  const t0 = performance.now()
+  const out = files.map((f) => fs.readFileSync(f, 'utf8'))
+  const ms = performance.now() - t0
+  const cpu = process.cpuUsage(cpu0)
+  if (out.length !== files.length) throw new Error('wrong result length')
+  if (i > 0) passes.push({ ms, cpu: (cpu.user + cpu.system) / 1000 })
+}
+process.stdout.write(JSON.stringify(passes))
+`
+
+/** Median ms and CPU ms per pass of Bun's readFileSync loop over `files`. */
+function bunLoop(bun, files) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readfile-utf8-bun-'))
+  try {
+    const script = path.join(dir, 'loop.js')
+    const list = path.join(dir, 'files.json')
+    fs.writeFileSync(script, BUN_LOOP)
+    fs.writeFileSync(list, JSON.stringify({ files, rounds: ROUNDS }))
+    const passes = JSON.parse(execFileSync(bun.bin, [script, list], { encoding: 'utf8', maxBuffer: 1 << 20 }))
+    return { ms: median(passes.map((p) => p.ms)), cpu: median(passes.map((p) => p.cpu)) }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 // ---- The generated tree. ----
@@ -181,7 +234,7 @@ async function timeOnce(fn, files) {
 }
 
 /** Times every contender ROUNDS times over `files`, taking turns (the order rotates each round). */
-async function measureTree(name, files, sizes, addon, bench) {
+async function measureTree(name, files, sizes, addon, bench, bun) {
   const list = contenders(addon, bench)
   const names = Object.keys(list)
   const bytes = files.reduce((sum, f) => sum + sizes.get(f), 0)
@@ -210,7 +263,14 @@ async function measureTree(name, files, sizes, addon, bench) {
   }
   process.stderr.write('\n')
   const medians = (m) => Object.fromEntries(names.map((n) => [n, median(m[n])]))
-  return { name, files: files.length, bytes, times: medians(times), cpu: medians(cpus) }
+  const result = { name, files: files.length, bytes, times: medians(times), cpu: medians(cpus) }
+  if (bun) {
+    const { ms, cpu } = bunLoop(bun, files)
+    result.bunName = `Bun ${bun.version} readFileSync loop`
+    result.times[result.bunName] = ms
+    result.cpu[result.bunName] = cpu
+  }
+  return result
 }
 
 /**
@@ -219,6 +279,7 @@ async function measureTree(name, files, sizes, addon, bench) {
  * are set against fs.promises, and against no loop).
  */
 function ratioCells(n, ms, t) {
+  if (n.startsWith('Bun ')) return [`${(t['fs.readFileSync loop'] / ms).toFixed(2)}× (Node's fs loop)`, '']
   const promisesLike = n.includes('Async') || n.startsWith('fs.promises')
   const base = t[promisesLike ? `fs.promises.readFile ×${PROMISES_IN_FLIGHT}` : 'fs.readFileSync loop']
   return [
@@ -305,6 +366,7 @@ function table(r) {
   lines.push(
     '',
     `readFilesUtf8: ${(fsLoop / t.readFilesUtf8).toFixed(2)}× the fs loop, ${(ourLoop / t.readFilesUtf8).toFixed(2)}× the readFileUtf8 loop; ` +
+      (r.bunName ? `${(t[r.bunName] / t.readFilesUtf8).toFixed(2)}× ${r.bunName} (in its own process); ` : '') +
       `readFilesUtf8Async: ${(promises / t.readFilesUtf8Async).toFixed(2)}× fs.promises.readFile ×${PROMISES_IN_FLIGHT}; ` +
       `scaling (sync) c=2 vs c=1: ${(t['readFilesUtf8 c=1'] / t['readFilesUtf8 c=2']).toFixed(2)}×; ` +
       `c=1 time per file over one readFileUtf8 call's: ${(t['readFilesUtf8 c=1'] / ourLoop).toFixed(2)}×; ` +
@@ -435,6 +497,7 @@ function peakRss(files) {
 async function main() {
   const addon = require('..')
   const bench = benchBuild()
+  const bun = findBun()
   const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length
   console.log(
     `Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'}, ${cores} cores available, load ${os.loadavg()[0].toFixed(2)}; ` +
@@ -452,7 +515,7 @@ async function main() {
     ['generated tree', tree],
     [`node_modules files under ${SMALL_FILE_BYTES >> 10} KiB`, small],
   ]) {
-    console.log(`${table(await measureTree(name, files, sizes, addon, bench))}\n`)
+    console.log(`${table(await measureTree(name, files, sizes, addon, bench, bun))}\n`)
     if (files === nodeModules) console.log(`${await measureCold(files, addon)}\n`)
   }
   console.log(`${await machineProbe()}\n`)

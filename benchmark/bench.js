@@ -30,7 +30,7 @@ const SUITES = {
   decode: { script: 'decode.js', about: "decodeUtf8 vs buffer.toString('utf8') and TextDecoder" },
   register: { script: 'register.js', about: "require('typescript') with and without readfile-utf8/register" },
   floor: { script: 'floor.js', about: 'the read step and the string step alone, and the caps on the speed-up they set' },
-  batch: { script: 'batch.js', about: 'readFilesUtf8(Async) over node_modules and a generated tree, against loops of fs and ours' },
+  batch: { script: 'batch.js', about: "readFilesUtf8(Async) over node_modules and a generated tree, against loops of fs, of ours and of Bun's readFileSync" },
   bun: { script: 'bun.js', fetches: true, about: "readFileUtf8 in plain loops against fs.readFileSync(p, 'utf8') on this Node and on Bun" },
   calibrate: { script: 'calibrate.js', builds: true, about: "where each threshold of src/limits.rs and decodeUtf8's routes lies on this machine (with a bench build, brought up to date first)" },
 }
