@@ -189,6 +189,31 @@ test('lean: the strings of sync calls that fs copies are copied (V8 counts no ex
   external('fast decodeUtf8')
 })
 
+test('by default a sync read copies a string that fits V8\'s regular pages, and makes one that needs a large-object page external (Node 26: from 512 KiB)', () => {
+  // Before Node 26, V8's kMaxRegularHeapObjectSize (128 KiB) is where a copy
+  // starts to need fresh pages of its own; Node 26 copies cheaply further on.
+  const from = Number(process.versions.node.split('.')[0]) >= 26 ? 512 << 10 : 128 << 10
+  const files = [from - 1, from].map((bytes) => {
+    const file = scratch(`memory-mode-external-${bytes}.txt`)
+    fs.writeFileSync(file, Buffer.alloc(bytes, 'a'))
+    return file
+  })
+  const script = `
+    const api = require(${JSON.stringify(path.join(__dirname, '..'))})
+    const kept = []
+    const growth = ${JSON.stringify(files)}.map((file) => {
+      const before = process.memoryUsage().external
+      for (let i = 0; i < 8; i++) kept.push(api.readFileUtf8(file))
+      return process.memoryUsage().external - before
+    })
+    process.stdout.write(JSON.stringify(growth))`
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+  assert.equal(r.status, 0, r.stderr)
+  const [below, at] = JSON.parse(r.stdout)
+  assert.ok(below < from, `${from - 1} bytes: ${below} external bytes after 8 reads (copied: none)`)
+  assert.ok(at >= 8 * from, `${from} bytes: ${at} external bytes after 8 reads (external: all)`)
+})
+
 test('a loop of 1 MiB reads peaks within 1.25× of fs\'s loop in the lean mode, and within the default\'s bound by default', (t) => {
   const file = scratch('memory-mode-loop.txt')
   fs.writeFileSync(file, Buffer.from('déjà vu à Noël\n'.repeat(55000)))

@@ -201,6 +201,45 @@ const MUTANTS = [
     tests: ['memory.slow.js'],
   },
   {
+    id: 'external-below-large-object',
+    area: 'copy or external',
+    bug: "before Node 26, strings that fit V8's regular pages are made external (the old 64 KiB), where a copy is cheaper",
+    patches: [
+      {
+        file: 'src/v8.rs',
+        find: 'pub(crate) const MAX_REGULAR_OBJECT_BYTES: usize = 128 << 10;',
+        replace: 'pub(crate) const MAX_REGULAR_OBJECT_BYTES: usize = 64 << 10;',
+      },
+    ],
+    tests: ['memory-mode.test.js'],
+  },
+  {
+    id: 'stall-counts-own-batch',
+    area: 'external-memory accounting',
+    bug: "a sync batch's own strings count as a stalled GC: a batch larger than V8's step copies its last strings",
+    patches: [
+      {
+        file: 'src/external_memory.rs',
+        find: '  let before = since.saturating_sub(own);\n',
+        replace: '  let before = since.max(own);\n',
+      },
+    ],
+    tests: ['memory.slow.js'],
+  },
+  {
+    id: 'stall-never',
+    area: 'external-memory accounting',
+    bug: 'a sync batch never copies, however many strings V8 left uncollected before it',
+    patches: [
+      {
+        file: 'src/external_memory.rs',
+        find: '  if before < EXTERNAL_MEMORY_STEP {\n',
+        replace: '  if before < u64::MAX {\n',
+      },
+    ],
+    tests: ['memory.slow.js'],
+  },
+  {
     id: 'spares-kept-full',
     area: 'buffer reuse',
     bug: "a small buffer given back keeps its contents: a batch's reader, handed it as a spare, converts its next file after them",
