@@ -12,7 +12,9 @@
 //   mode, and Bun's readFileSync (scripts/get-bun.sh, or --bun path).
 // - history: every cell of a read matrix (kind × size) in one process, in a
 //   shuffled order, against the same cell alone in a fresh process: what a
-//   cell costs after the others have run.
+//   cell costs after the others have run. Both in --rounds processes, in
+//   turns, each cell's median taken: one run of a cell alone varies by more
+//   than the 1.2× this view is read against.
 //
 //   node benchmark/mixed.js [--quick] [--views passes,history] [--reads n] [--passes n]
 //        [--rounds n] [--loop-ms ms] [--seed n] [--bun path | --no-bun] [--content a,b]
@@ -204,31 +206,33 @@ function historyView(out) {
   const together = jsonFile('cells.json', cells.map((c) => c.file))
   const names = ['ours', 'fs']
   process.stderr.write(`mixed: history, ${cells.length} cells in one process and each alone\n`)
-  const after = inChildren(names, 1, (name) => [CHILD, 'cells', name, together, '--loop-ms', String(loopMs)])
+  const runs = inChildren(names, rounds, (name) => [CHILD, 'cells', name, together, '--loop-ms', String(loopMs)])
+  const after = Object.fromEntries(names.map((name) => [name, cells.map((_, i) => median(runs[name].map((run) => run[i])))]))
   const alone = Object.fromEntries(names.map((name) => [name, []]))
   for (const cell of cells) {
     const one = jsonFile('cell.json', [cell.file])
-    const got = inChildren(names, 1, (name) => [CHILD, 'cells', name, one, '--loop-ms', String(loopMs)])
-    for (const name of names) alone[name].push(got[name][0][0])
+    const got = inChildren(names, rounds, (name) => [CHILD, 'cells', name, one, '--loop-ms', String(loopMs)])
+    for (const name of names) alone[name].push(median(got[name].map((run) => run[0])))
   }
-  const ratio = (name, i) => after[name][0][i] / alone[name][i]
+  const ratio = (name, i) => after[name][i] / alone[name][i]
   const rows = cells.map((cell, i) => [
     String(i + 1),
     cell.content,
     sizeLabel(cell.size),
     fmtTime(alone.ours[i]),
-    fmtTime(after.ours[0][i]),
+    fmtTime(after.ours[i]),
     fmtRatio(ratio('ours', i)),
     fmtTime(alone.fs[i]),
-    fmtTime(after.fs[0][i]),
+    fmtTime(after.fs[i]),
     fmtRatio(ratio('fs', i)),
-    fmtRatio(after.fs[0][i] / after.ours[0][i]),
+    fmtRatio(after.fs[i] / after.ours[i]),
   ])
   const worst = (name) => Math.max(...cells.map((_, i) => ratio(name, i)))
   out.push(
     '#### History: the matrix\'s cells one after another in one process, against each alone',
     '',
-    `Each cell a ${loopMs} ms loop (median batch per call), in the order below (seed ${seed + 1}); alone: the same loop in a fresh process. ` +
+    `Each cell a ${loopMs} ms loop (median batch per call), in the order below (seed ${seed + 1}); alone: the same loop in a fresh process; ` +
+      `each the median of ${rounds} such process(es), in turns. ` +
       'after / alone over 1.00× is what the cells before it cost this one.',
     '',
     table(
