@@ -12,9 +12,10 @@
 //   mode, and Bun's readFileSync (scripts/get-bun.sh, or --bun path).
 // - history: every cell of a read matrix (kind × size) in one process, in a
 //   shuffled order, against the same cell alone in a fresh process: what a
-//   cell costs after the others have run. Both in --rounds processes, in
-//   turns, each cell's median taken: one run of a cell alone varies by more
-//   than the 1.2× this view is read against.
+//   cell costs after the others have run. Both in --rounds processes, round
+//   by round (the sequence, then each cell alone), each cell's median taken:
+//   one run of a cell varies by more than the 1.2× this view is read against,
+//   and the machine's state drifts (after the passes view, for one).
 //
 //   node benchmark/mixed.js [--quick] [--views passes,history] [--reads n] [--passes n]
 //        [--rounds n] [--loop-ms ms] [--seed n] [--bun path | --no-bun] [--content a,b]
@@ -206,14 +207,23 @@ function historyView(out) {
   const together = jsonFile('cells.json', cells.map((c) => c.file))
   const names = ['ours', 'fs']
   process.stderr.write(`mixed: history, ${cells.length} cells in one process and each alone\n`)
-  const runs = inChildren(names, rounds, (name) => [CHILD, 'cells', name, together, '--loop-ms', String(loopMs)])
-  const after = Object.fromEntries(names.map((name) => [name, cells.map((_, i) => median(runs[name].map((run) => run[i])))]))
-  const alone = Object.fromEntries(names.map((name) => [name, []]))
-  for (const cell of cells) {
-    const one = jsonFile('cell.json', [cell.file])
-    const got = inChildren(names, rounds, (name) => [CHILD, 'cells', name, one, '--loop-ms', String(loopMs)])
-    for (const name of names) alone[name].push(median(got[name].map((run) => run[0])))
+  const ones = cells.map((cell, i) => jsonFile(`cell-${i}.json`, [cell.file]))
+  const loop = (list) => (name) => [CHILD, 'cells', name, list, '--loop-ms', String(loopMs)]
+  // Per reader: the sequence's runs (ns per call of each cell), and each cell's runs alone.
+  const sequenceRuns = Object.fromEntries(names.map((name) => [name, []]))
+  const aloneRuns = Object.fromEntries(names.map((name) => [name, cells.map(() => [])]))
+  for (let round = 0; round < rounds; round++) {
+    // Readers in turns: the first reader changes every round.
+    const order = round % 2 ? [...names].reverse() : names
+    const sequence = inChildren(order, 1, loop(together))
+    for (const name of names) sequenceRuns[name].push(sequence[name][0])
+    ones.forEach((one, i) => {
+      const got = inChildren(order, 1, loop(one))
+      for (const name of names) aloneRuns[name][i].push(got[name][0][0])
+    })
   }
+  const after = Object.fromEntries(names.map((name) => [name, cells.map((_, i) => median(sequenceRuns[name].map((run) => run[i])))]))
+  const alone = Object.fromEntries(names.map((name) => [name, aloneRuns[name].map(median)]))
   const ratio = (name, i) => after[name][i] / alone[name][i]
   const rows = cells.map((cell, i) => [
     String(i + 1),
@@ -232,7 +242,7 @@ function historyView(out) {
     '#### History: the matrix\'s cells one after another in one process, against each alone',
     '',
     `Each cell a ${loopMs} ms loop (median batch per call), in the order below (seed ${seed + 1}); alone: the same loop in a fresh process; ` +
-      `each the median of ${rounds} such process(es), in turns. ` +
+      `each the median of ${rounds} such process(es), round by round. ` +
       'after / alone over 1.00× is what the cells before it cost this one.',
     '',
     table(
