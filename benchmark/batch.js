@@ -28,7 +28,7 @@
 // of its own right after Node's rounds (`--bun path`, $BUN, or
 // scripts/get-bun.sh; `--no-bun` leaves it out).
 // Self-contained: it shares no code with the other suites but the addon's
-// binary name.
+// binary name and how Bun is found.
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -38,6 +38,7 @@ const { execFileSync, spawnSync } = require('node:child_process')
 const { Worker } = require('node:worker_threads')
 
 const { findBinary } = require('../lib/binary-name')
+const { findBun } = require('./bun-binary')
 
 const ROOT = path.join(__dirname, '..')
 const args = process.argv.slice(2)
@@ -68,19 +69,6 @@ function walk(dir, out = []) {
 }
 
 // ---- Bun's loop, in a process of its own. ----
-
-/** The Bun binary to time, with its version, or null (`--no-bun`, or none to be had). */
-function findBun() {
-  if (args.includes('--no-bun')) return null
-  try {
-    const bin =
-      BUN_ARG ?? process.env.BUN ?? execFileSync('bash', [path.join(ROOT, 'scripts', 'get-bun.sh')], { encoding: 'utf8' }).trim()
-    return { bin, version: execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim() }
-  } catch (err) {
-    process.stderr.write(`batch: no Bun (${err.message.split('\n')[0]}); its row is left out\n`)
-    return null
-  }
-}
 
 // One pass to warm up, then ROUNDS timed passes, each after a full GC, every
 // string of a pass kept until it ends (as the Node contenders keep theirs).
@@ -497,7 +485,7 @@ function peakRss(files) {
 async function main() {
   const addon = require('..')
   const bench = benchBuild()
-  const bun = findBun()
+  const bun = findBun({ given: BUN_ARG, skip: args.includes('--no-bun'), suite: 'batch' })
   const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length
   console.log(
     `Node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'}, ${cores} cores available, load ${os.loadavg()[0].toFixed(2)}; ` +

@@ -8,7 +8,7 @@
 //
 // Without --bun (or $BUN), Bun comes from the npm registry (scripts/get-bun.sh).
 const path = require('node:path')
-const { execFileSync } = require('node:child_process')
+const { findBun } = require('./bun-binary')
 
 const { ensureFixture } = require('./fixtures')
 const { MiB, sizeLabel, fmtTime, fmtRatio, table } = require('./format')
@@ -23,11 +23,6 @@ const opts = suiteOptions(
 const loopMs = opts.number('loop-ms', 250, 100)
 const rounds = Math.round(opts.number('rounds', 3, 1))
 
-function findBun() {
-  const given = opts.values.bun ?? process.env.BUN
-  if (given) return given
-  return execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'get-bun.sh')], { encoding: 'utf8' }).trim()
-}
 
 /** ns per call of each contender's loop over `file`, median of `rounds` fresh processes each. */
 function timeLoops(contenders, file, heapMib) {
@@ -38,8 +33,7 @@ function timeLoops(contenders, file, heapMib) {
 }
 
 function main() {
-  const bun = findBun()
-  const bunVersion = execFileSync(bun, ['--version'], { encoding: 'utf8' }).trim()
+  const { bin: bun, version: bunVersion } = findBun({ given: opts.values.bun, suite: 'bun', required: true })
   const contenders = [
     { name: 'ours', runtime: process.execPath, reader: 'ours' },
     { name: 'fs', runtime: process.execPath, reader: 'fs' },

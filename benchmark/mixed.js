@@ -28,7 +28,7 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { execFileSync } = require('node:child_process')
+const { findBun } = require('./bun-binary')
 
 const { ensureFixture, prng } = require('./fixtures')
 const { KiB, MiB, sizeLabel, fmtTime, fmtMiB, fmtRatio, table } = require('./format')
@@ -103,23 +103,12 @@ function jsonFile(name, value) {
   return file
 }
 
-function findBun() {
-  if (opts.values['no-bun']) return null
-  if (opts.values.bun ?? process.env.BUN) return opts.values.bun ?? process.env.BUN
-  try {
-    return execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'get-bun.sh')], { encoding: 'utf8' }).trim()
-  } catch (err) {
-    process.stderr.write(`mixed: no Bun (${err.message.split('\n')[0]}); its column is left out\n`)
-    return null
-  }
-}
-
 const CHILD = path.join(__dirname, 'mixed-child.js')
 
 function passesView(out) {
   const list = jsonFile('sequence.json', sequence(prng(seed)))
-  const bun = builds.length ? null : findBun()
-  const bunVersion = bun && execFileSync(bun, ['--version'], { encoding: 'utf8' }).trim()
+  const found = findBun({ given: opts.values.bun, skip: opts.values['no-bun'] || builds.length > 0, suite: 'mixed' })
+  const [bun, bunVersion] = [found?.bin, found?.version]
   const readers = builds.length ? ['fs', ...builds.map((_, i) => `build ${i + 1}`)] : ['fs', 'toString', 'ours', 'lean', ...(bun ? ['Bun'] : [])]
   const runtime = (name) => (name === 'Bun' ? bun : process.execPath)
   const childReader = (name) => (name === 'Bun' ? 'fs' : name.startsWith('build') ? 'ours' : name)
