@@ -149,13 +149,12 @@ function bigBuffer(base, size) {
 }
 
 /**
- * Sizes around the external-string thresholds (64 KiB of string data on Node
- * 20-24; on Node 26 512 KiB: 256 KiB of mostly ASCII wide text) and the old
- * 4 KiB one, the
- * chunked read (1 MiB), the two-thread read and conversion of files (192 KiB
- * for text above U+00FF, 2 MiB for Latin-1, 8 MiB for ASCII: src/read/,
- * src/transcode/halves.rs), the two-thread conversion of
- * buffers (decodeUtf8, 4 MiB) and past the two-thread lossy decode (8 MiB).
+ * Sizes around the external-string thresholds (128 KiB of string data on Node
+ * 20-24, 512 KiB on Node 26) and the old 4 KiB and 64 KiB ones, the chunked
+ * read (1 MiB), the two-thread read and conversion of files (1 MiB, unless
+ * the first page is ASCII: src/read/, src/transcode/halves.rs), the
+ * two-thread conversion of buffers (decodeUtf8, 4 MiB) and past the
+ * two-thread lossy decode (8 MiB).
  */
 const LARGE_SIZES = [
   4 * 1024 - 1,
@@ -166,6 +165,7 @@ const LARGE_SIZES = [
   192 * 1024 + 1,
   256 * 1024 + 1,
   512 * 1024 + 1,
+  1024 * 1024 - 1,
   1024 * 1024 + 7,
   2 * 1024 * 1024 + 1,
   4 * 1024 * 1024 - 1,

@@ -96,12 +96,15 @@ pub(crate) const STACK_PATH_BYTES: usize = 1024;
 /// Files from this size on are read as two halves by two threads (where the
 /// reader can), and their conversion is split the same way: each core then
 /// converts the half still in its own cache. Below it, waking the second
-/// thread, which shares its core with V8's GC threads, costs more than the
-/// split saves, even for text that becomes UTF-16 (the costliest conversion).
+/// thread costs more than the split saves, even for text that becomes UTF-16
+/// (the costliest conversion): the waker pays for the wake-up of an idle core,
+/// which in a VM is an exit to the hypervisor, and the helper's core is shared
+/// with V8's GC threads. The size holds where wake-ups are dear, not only where
+/// they are cheap.
 /// A file whose first page (`PAGE_BYTES`) is ASCII is read by one
 /// thread whatever its size: ASCII needs no conversion, and its copy alone
 /// gains too little from a second core.
-pub(crate) const SPLIT_READ_MIN_BYTES: usize = 192 << 10;
+pub(crate) const SPLIT_READ_MIN_BYTES: usize = 1 << 20;
 /// A page: the first read of a file of unknown size (procfs and pipes mostly
 /// hold little, and serve a page at a time), and the head whose class decides
 /// whether a file is split (see `SPLIT_READ_MIN_BYTES`), read before the
