@@ -151,7 +151,7 @@ function bigBuffer(base, size) {
 /**
  * Sizes around the external-string thresholds (128 KiB of string data on Node
  * 20-24, 512 KiB on Node 26) and the old 4 KiB and 64 KiB ones, the chunked
- * read (1 MiB), the two-thread read and conversion of files (1 MiB, unless
+ * read (1 MiB), the two-thread read and conversion of files (768 KiB, unless
  * the first page is ASCII: src/read/, src/transcode/halves.rs), the
  * two-thread conversion of buffers (decodeUtf8, 4 MiB) and past the
  * two-thread lossy decode (8 MiB).
@@ -165,7 +165,8 @@ const LARGE_SIZES = [
   192 * 1024 + 1,
   256 * 1024 + 1,
   512 * 1024 + 1,
-  1024 * 1024 - 1,
+  768 * 1024 - 1,
+  768 * 1024 + 1,
   1024 * 1024 + 7,
   2 * 1024 * 1024 + 1,
   4 * 1024 * 1024 - 1,
