@@ -23,7 +23,6 @@ const opts = suiteOptions(
 const loopMs = opts.number('loop-ms', 250, 100)
 const rounds = Math.round(opts.number('rounds', 3, 1))
 
-
 /** ns per call of each contender's loop over `file`, median of `rounds` fresh processes each. */
 function timeLoops(contenders, file, heapMib) {
   const byName = Object.fromEntries(contenders.map((c) => [c.name, c]))

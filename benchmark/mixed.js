@@ -107,8 +107,7 @@ const CHILD = path.join(__dirname, 'mixed-child.js')
 
 function passesView(out) {
   const list = jsonFile('sequence.json', sequence(prng(seed)))
-  const found = findBun({ given: opts.values.bun, skip: opts.values['no-bun'] || builds.length > 0, suite: 'mixed' })
-  const [bun, bunVersion] = [found?.bin, found?.version]
+  const { bin: bun, version: bunVersion } = findBun({ given: opts.values.bun, skip: opts.values['no-bun'] || builds.length > 0, suite: 'mixed' }) ?? {}
   const readers = builds.length ? ['fs', ...builds.map((_, i) => `build ${i + 1}`)] : ['fs', 'toString', 'ours', 'lean', ...(bun ? ['Bun'] : [])]
   const runtime = (name) => (name === 'Bun' ? bun : process.execPath)
   const childReader = (name) => (name === 'Bun' ? 'fs' : name.startsWith('build') ? 'ours' : name)
