@@ -151,8 +151,8 @@ function bigBuffer(base, size) {
 /**
  * Sizes around the external-string thresholds (128 KiB of string data on Node
  * 20-24, 512 KiB on Node 26) and the old 4 KiB and 64 KiB ones, the chunked
- * read (1 MiB), the two-thread read and conversion of files (768 KiB, unless
- * the first page is ASCII: src/read/, src/transcode/halves.rs), the
+ * read (1 MiB), the two-thread read and conversion of files (768 KiB, whatever
+ * they hold: src/read/, src/transcode/halves.rs), the
  * two-thread conversion of buffers (decodeUtf8, 4 MiB) and past the
  * two-thread lossy decode (8 MiB).
  */

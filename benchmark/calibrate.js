@@ -62,7 +62,7 @@ const CROSSOVERS = {
   SPLIT_READ_MIN_BYTES: {
     about: 'a file read and converted by two threads (on) or one (off)',
     workload: 'read',
-    rows: () => grid(['latin1', 'utf8_mixed', 'cjk'], quick ? [256 * KiB, 768 * KiB, MiB] : [128 * KiB, 256 * KiB, 512 * KiB, 768 * KiB, MiB, 2 * MiB]),
+    rows: () => grid(['ascii', 'latin1', 'utf8_mixed', 'cjk'], quick ? [256 * KiB, 768 * KiB, MiB] : [128 * KiB, 256 * KiB, 512 * KiB, 768 * KiB, MiB, 2 * MiB]),
     off: { SPLIT_READ_MIN_BYTES: NEVER },
     on: { SPLIT_READ_MIN_BYTES: 0 },
     onWins: 'above',

@@ -101,15 +101,12 @@ pub(crate) const STACK_PATH_BYTES: usize = 1024;
 /// which in a VM is an exit to the hypervisor, and the helper's core is shared
 /// with V8's GC threads. The size holds where wake-ups are dear, not only where
 /// they are cheap: wide text wins from it; Latin-1 text, cheaper to convert,
-/// breaks even there and wins from a little larger.
-/// A file whose first page (`PAGE_BYTES`) is ASCII is read by one
-/// thread whatever its size: ASCII needs no conversion, and its copy alone
-/// gains too little from a second core.
+/// breaks even there and wins from a little larger. ASCII text, which needs
+/// no conversion, wins from it too: the copy out of the page cache is most of
+/// its cost, and each thread copies half.
 pub(crate) const SPLIT_READ_MIN_BYTES: usize = 768 << 10;
 /// A page: the first read of a file of unknown size (procfs and pipes mostly
-/// hold little, and serve a page at a time), and the head whose class decides
-/// whether a file is split (see `SPLIT_READ_MIN_BYTES`), read before the
-/// helper is woken so that it delays the halves by next to nothing.
+/// hold little, and serve a page at a time).
 pub(crate) const PAGE_BYTES: usize = 4096;
 
 /// The chunk of a large read that is not split, checked for ASCII while still

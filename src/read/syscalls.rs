@@ -2,9 +2,7 @@
 //! fewer calls: open (O_CLOEXEC), fstat, one read sized from `st_size` (+1
 //! byte so that a file which grew since fstat is noticed), close. Large files
 //! we opened ourselves are read as two halves by two threads at once (from
-//! `SPLIT_READ_MIN_BYTES`, unless their first page is ASCII; see
-//! `read_halves`). Files
-//! that report size 0 or are not regular (procfs, FIFOs, character devices,
+//! `SPLIT_READ_MIN_BYTES`, see `read_halves`). Files that report size 0 or are not regular (procfs, FIFOs, character devices,
 //! terminals) are read in a growing loop until read returns 0. EINTR is
 //! retried everywhere.
 
@@ -19,7 +17,7 @@ use super::{
   cancelled, empty_with_room, grow_towards, known_size, max_bytes, room_for, too_long, ReadError, ReadFacts, Split,
   Stop, Syscall,
 };
-use crate::limits::{tuned, PAGE_BYTES};
+use crate::limits::tuned;
 
 /// The chunk of a large read (`limits::READ_CHUNK_BYTES`).
 fn read_chunk() -> usize {
@@ -111,21 +109,15 @@ fn read_known_kind(
   }
   let known = known_size(regular, size);
   empty_with_room(buf, room_for(known));
-  // The ASCII prefix of what `buf` holds before the plain read (a probed head).
-  let mut head_ascii = 0;
   if known.is_some() && size >= tuned!(SPLIT_READ_MIN_BYTES) && split == Split::Allowed {
-    // ASCII needs no conversion, and its copy alone gains too little from a
-    // second thread: a file whose first page is ASCII is read on this one.
-    if read_head_is_ascii(fd, buf)? {
-      head_ascii = buf.len();
-    } else if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
+    if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
       return Ok(ReadFacts {
         ascii_prefix,
         in_halves: true,
         ..ReadFacts::default()
       });
     }
-    // An ASCII head, or the file changed under us: read (the rest) on the
+    // The file changed under us, or no thread could start: read it on the
     // plain way.
   }
   let stop = Stop {
@@ -133,7 +125,7 @@ fn read_known_kind(
     cancel,
   };
   let ascii_prefix = match known {
-    Some(size) => read_sized(fd, size, stop, buf, head_ascii)?,
+    Some(size) => read_sized(fd, size, stop, buf)?,
     None => grow_until_eof(fd, stop, buf).map(|()| 0)?,
   };
   Ok(ReadFacts {
@@ -142,29 +134,15 @@ fn read_known_kind(
   })
 }
 
-/// Reads the file's first `PAGE_BYTES` into the empty `buf`: whether
-/// they are ASCII, a guess for the rest of the file, which only decides how
-/// it is read.
-fn read_head_is_ascii(fd: RawFd, buf: &mut Vec<u8>) -> Result<bool, ReadError> {
-  read_appending(fd, buf, PAGE_BYTES)?;
-  Ok(buf.is_ascii())
-}
-
-/// Regular file of `size` bytes, read from the fd's offset into `buf`, which
-/// holds what was read before that offset (its first `ascii_prefix` bytes
-/// ASCII) and has room for `size + 1` bytes in all: a read of `size + 1`
+/// Regular file of `size` bytes, read from the fd's offset into the empty
+/// `buf`, which has room for `size + 1` bytes: a read of `size + 1`
 /// bytes normally finishes it (large files: chunk by chunk). A read shorter
 /// than asked means EOF once `size` bytes are in; before that, only a read of
 /// none does (sysfs, FUSE and network file systems may return less per read).
 /// A full buffer means the file grew, so we keep reading until EOF. Returns
 /// the length of the known-ASCII prefix.
-fn read_sized(
-  fd: RawFd,
-  size: usize,
-  stop: Stop,
-  buf: &mut Vec<u8>,
-  mut ascii_prefix: usize,
-) -> Result<usize, ReadError> {
+fn read_sized(fd: RawFd, size: usize, stop: Stop, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
+  let mut ascii_prefix = 0;
   let wanted = buf.capacity();
   let chunk = if wanted >= chunked_read_min() {
     read_chunk()
@@ -196,32 +174,27 @@ fn read_sized(
 /// `read_sized` does: getting it means the file grew. Returns the known-ASCII
 /// prefix, or `None` when the file turned out not to be `size` bytes long (it
 /// changed since fstat) or no thread could be started: the caller then reads
-/// on the plain way, from the fd's offset. `buf` holds the file's first bytes
-/// up to that offset (a head shorter than half the file, or nothing) and has
-/// room for `size + 1` bytes in all.
+/// on the plain way, from the fd's offset. `buf` is empty, with room for
+/// `size + 1` bytes.
 fn read_halves(fd: RawFd, size: usize, buf: &mut Vec<u8>) -> Result<Option<usize>, ReadError> {
-  let head = buf.len();
-  let head_is_ascii = buf.is_ascii();
+  debug_assert!(buf.is_empty());
   // The split sits on a page boundary, so both halves copy whole pages, and
   // where the conversion splits too.
   let split = page_aligned_middle(size);
-  debug_assert!(head < split);
-  let room = &mut buf.spare_capacity_mut()[..size + 1 - head];
-  let (left, right) = room.split_at_mut(split - head);
+  let room = &mut buf.spare_capacity_mut()[..size + 1];
+  let (left, right) = room.split_at_mut(split);
   let halves = both(
-    || pread_checking_ascii(fd, left, head),
+    || pread_checking_ascii(fd, left, 0),
     || pread_checking_ascii(fd, right, split),
   );
   let Some((left, right)) = halves else {
     return Ok(None);
   };
   let ((left_read, left_ascii), (right_read, right_ascii)) = (left?, right?);
-  let left_ascii = head_is_ascii && left_ascii;
-  if left_read != split - head || right_read != size - split {
+  if left_read != split || right_read != size - split {
     return Ok(None);
   }
-  // SAFETY: `buf` held the head, and the two preads initialised the next
-  // bytes up to `size`.
+  // SAFETY: the two preads initialised the first `size` bytes.
   unsafe { buf.set_len(size) };
   Ok(Some(match (left_ascii, right_ascii) {
     (true, true) => size,
@@ -325,7 +298,7 @@ fn os_error(e: io::Error, syscall: Syscall) -> ReadError {
 #[cfg(test)]
 mod tests {
   use super::*;
-  use crate::limits::{READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES};
+  use crate::limits::{PAGE_BYTES, READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES};
   const CHUNKED_READ_MIN_BYTES: usize = 4 * READ_CHUNK_BYTES;
   use crate::read::{read_path, read_path_into, with_terminated};
   use std::fs::File;
@@ -386,7 +359,7 @@ mod tests {
   }
 
   #[test]
-  fn files_from_the_split_size_on_are_read_in_halves_unless_their_first_page_is_ascii() {
+  fn files_from_the_split_size_on_are_read_in_halves_whatever_they_hold() {
     let dir = scratch_dir("split-size");
     let p = dir.join("mid.txt");
     let read = |size, odd_at, odd| {
@@ -401,30 +374,19 @@ mod tests {
       (got.ascii_prefix, got.in_halves)
     };
     // (odd bytes and their position, expected known-ASCII prefix, read in
-    // halves): text whose first page holds an error or any character past
-    // ASCII is split; text whose first page is ASCII is not, wherever it
-    // stops being ASCII (the plain read knows its prefix chunk by chunk, if
-    // it is chunked).
+    // halves): ASCII or not, from its start or further on, every file is
+    // split; the known prefix is the left half's if it is ASCII.
     for size in [SPLIT_READ_MIN_BYTES, 2 * CHUNKED_READ_MIN_BYTES + 12345] {
       let split = page_aligned_middle(size);
-      // The start of the read (after the probed head) that holds `at`.
-      let chunk_start = |at: usize| {
-        let chunk = if size < CHUNKED_READ_MIN_BYTES {
-          size
-        } else {
-          READ_CHUNK_BYTES
-        };
-        PAGE_BYTES + (at - PAGE_BYTES) / chunk * chunk
-      };
       for (odd, odd_at, expected) in [
-        (&b"\xe9"[..], None, (size, false)),
+        (&b"\xe9"[..], None, (size, true)),
         (b"\xe9", Some(0), (0, true)),
         ("中".as_bytes(), Some(0), (0, true)),
         ("é".as_bytes(), Some(0), (0, true)),
-        (b"\xe9", Some(PAGE_BYTES - 1), (0, true)),
-        (b"\xe9", Some(PAGE_BYTES), (PAGE_BYTES, false)),
-        (b"\xe9", Some(split), (chunk_start(split), false)),
-        (b"\xe9", Some(size - 1), (chunk_start(size - 1), false)),
+        (b"\xe9", Some(PAGE_BYTES), (0, true)),
+        (b"\xe9", Some(split - 1), (0, true)),
+        (b"\xe9", Some(split), (split, true)),
+        (b"\xe9", Some(size - 1), (split, true)),
       ] {
         assert_eq!(
           read(size, odd_at, odd),
@@ -433,9 +395,12 @@ mod tests {
         );
       }
     }
-    // One byte less: read on this thread whatever it holds.
-    let size = SPLIT_READ_MIN_BYTES;
-    assert_eq!(read(size - 1, Some(0), b"\xe9"), (0, false));
+    // One byte less: read on this thread whatever it holds, its ASCII prefix
+    // known chunk by chunk (here one chunk: all or nothing).
+    let size = SPLIT_READ_MIN_BYTES - 1;
+    assert_eq!(read(size, Some(0), b"\xe9"), (0, false));
+    assert_eq!(read(size, Some(size - 1), b"\xe9"), (0, false));
+    assert_eq!(read(size, None, b""), (size, false));
     std::fs::remove_dir_all(&dir).unwrap();
   }
 
@@ -510,15 +475,6 @@ mod tests {
         "odd byte at {odd_at:?}"
       );
       assert!(buf == bytes, "odd byte at {odd_at:?}");
-      // The same with its first page already read: the halves read the rest.
-      let mut buf = Vec::with_capacity(size + 1);
-      buf.extend_from_slice(&bytes[..PAGE_BYTES]);
-      assert_eq!(
-        read_halves(file.as_raw_fd(), size, &mut buf),
-        Ok(Some(prefix)),
-        "odd byte at {odd_at:?}, after a head"
-      );
-      assert!(buf == bytes, "odd byte at {odd_at:?}, after a head");
       // A file longer or shorter than the size fstat gave is left to the plain read.
       for stale_size in [size - 1, size + 1] {
         let mut buf = Vec::with_capacity(size + 2);
@@ -553,7 +509,7 @@ mod tests {
     };
     let mut buf = Vec::with_capacity(expected.len() + 1);
     assert_eq!(
-      read_sized(reader.as_raw_fd(), expected.len(), stop, &mut buf, 0),
+      read_sized(reader.as_raw_fd(), expected.len(), stop, &mut buf),
       Ok(expected.len())
     );
     assert!(buf == expected);
