@@ -67,7 +67,7 @@ async function main() {
     assertDecodes(bytes, `random #${i}`)
     if (i % 10 === 0) await assertReads(Buffer.from(bytes), `random #${i}`)
   }
-  // Read in halves (every class but ASCII from 2 MiB on), and past the
+  // Read in halves (every class, from SPLIT_READ_MIN_BYTES on), and past the
   // two-thread lossy decode (8 MiB on).
   const large = full
     ? [[(2 << 20) + 7, Object.keys(BASES), Object.keys(ODD)], [(9 << 20) + 3, ['latin1', 'utf8_mixed'], Object.keys(ODD)]]

@@ -74,7 +74,8 @@ async function readDuringChanges(file, label, minChars) {
   const results = { sync: 0, async: 0, fs: 0, lengths: new Set() }
   const until = Date.now() + 1500
   while (Date.now() < until || results.sync < MIN_ROUNDS) {
-    // Two reads back to back: the second, in a loop of reads, is read in halves.
+    // Two sync reads back to back (each read in halves if the file is large
+    // enough when it is opened), then two async ones, read on one thread.
     for (const ours of [readFileUtf8(file), readFileUtf8(file)]) {
       assert.ok(isDecodedPrefix(ours, ORIGINAL), `${label}: readFileUtf8 gave ${ours.length} chars that are no prefix of the file`)
       assert.ok(ours.length >= minChars, `${label}: ${ours.length} chars, shorter than the file ever was`)

@@ -2,9 +2,9 @@
 //! fewer calls: open (O_CLOEXEC), fstat, one read sized from `st_size` (+1
 //! byte so that a file which grew since fstat is noticed), close. Large files
 //! we opened ourselves are read as two halves by two threads at once (from
-//! `SPLIT_READ_MIN_BYTES`, see `read_halves`). Files that report size 0 or are not regular (procfs, FIFOs, character devices,
-//! terminals) are read in a growing loop until read returns 0. EINTR is
-//! retried everywhere.
+//! `SPLIT_READ_MIN_BYTES`, see `read_halves`). Files that report size 0 or
+//! are not regular (procfs, FIFOs, character devices, terminals) are read in a
+//! growing loop until read returns 0. EINTR is retried everywhere.
 
 use std::ffi::CStr;
 use std::io;
@@ -300,7 +300,7 @@ mod tests {
   use super::*;
   use crate::limits::{PAGE_BYTES, READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES};
   const CHUNKED_READ_MIN_BYTES: usize = 4 * READ_CHUNK_BYTES;
-  use crate::read::{read_path, read_path_into, with_terminated};
+  use crate::read::{read_path, read_path_cancellable_into, read_path_into, with_terminated};
   use std::fs::File;
   use std::io::Write;
   use std::os::unix::ffi::OsStrExt;
@@ -405,6 +405,38 @@ mod tests {
   }
 
   #[test]
+  fn a_read_on_one_thread_knows_its_ascii_prefix_chunk_by_chunk() {
+    let dir = scratch_dir("chunked");
+    let p = dir.join("big.txt");
+    let size = 2 * CHUNKED_READ_MIN_BYTES + 12345;
+    // The start of the chunk that holds `at`.
+    let chunk_start = |at: usize| at / READ_CHUNK_BYTES * READ_CHUNK_BYTES;
+    for (odd_at, expected) in [
+      (None, size),
+      (Some(0), 0),
+      (Some(READ_CHUNK_BYTES - 1), 0),
+      (Some(READ_CHUNK_BYTES), READ_CHUNK_BYTES),
+      (Some(size / 2), chunk_start(size / 2)),
+      (Some(size - 1), chunk_start(size - 1)),
+    ] {
+      let bytes = write_letters(&p, size, odd_at, b"\xe9");
+      let mut buf = Vec::with_capacity(size + 1);
+      // Async and batch reads are never split: this one is chunked.
+      let got = with_terminated(p.as_os_str().as_bytes(), |p| {
+        read_path_cancellable_into(p, libc::O_RDONLY, &crate::read::NEVER_CANCELLED, &mut buf)
+      })
+      .unwrap();
+      assert!(buf == bytes, "odd byte at {odd_at:?}");
+      assert_eq!(
+        (got.ascii_prefix, got.in_halves),
+        (expected, false),
+        "odd byte at {odd_at:?}"
+      );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+  }
+
+  #[test]
   fn reads_of_unknown_length_stop_at_the_limit_and_free_their_buffer() {
     use std::sync::atomic::{AtomicBool, Ordering};
     let never = AtomicBool::new(false);
@@ -479,6 +511,7 @@ mod tests {
       for stale_size in [size - 1, size + 1] {
         let mut buf = Vec::with_capacity(size + 2);
         assert_eq!(read_halves(file.as_raw_fd(), stale_size, &mut buf), Ok(None));
+        assert!(buf.is_empty(), "the plain read starts from an empty buffer");
       }
       // The path read ends with the same bytes, and leaves nothing open.
       assert!(read_path(p.as_os_str().as_bytes(), libc::O_RDONLY).unwrap() == bytes);
