@@ -82,7 +82,7 @@ const CROSSOVERS = {
   'EXTERNAL_FROM.bytes': {
     about: "a sync read's string external (on) or copied into V8's heap (off), in a loop of reads",
     workload: 'read',
-    rows: () => grid(['latin1', 'utf8_mixed'], quick ? [32 * KiB, 128 * KiB, 512 * KiB] : [16 * KiB, 32 * KiB, 64 * KiB, 128 * KiB, 256 * KiB, 512 * KiB, MiB]),
+    rows: () => grid(['latin1', 'utf8_mixed', 'cjk'], quick ? [32 * KiB, 128 * KiB, 512 * KiB, MiB] : [32 * KiB, 128 * KiB, 512 * KiB, 768 * KiB, MiB, 2 * MiB, 4 * MiB, 8 * MiB]),
     off: { 'EXTERNAL_FROM.bytes': NEVER },
     on: { 'EXTERNAL_FROM.bytes': 0, 'EXTERNAL_FROM.heap_below': NEVER },
     onWins: 'above',
