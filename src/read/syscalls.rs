@@ -358,21 +358,30 @@ mod tests {
     bytes
   }
 
+  /// Writes `write_letters(path, size, odd_at, odd)` and reads it back with
+  /// `read` into exactly the room a read asks for (a larger pooled buffer
+  /// would chunk reads); checks the bytes, returns (known-ASCII prefix, read
+  /// in halves).
+  fn read_letters(
+    path: &std::path::Path,
+    size: usize,
+    odd_at: Option<usize>,
+    odd: &[u8],
+    read: impl FnOnce(&CStr, &mut Vec<u8>) -> Result<ReadFacts, ReadError>,
+  ) -> (usize, bool) {
+    let bytes = write_letters(path, size, odd_at, odd);
+    let mut buf = Vec::with_capacity(size + 1);
+    let got = with_terminated(path.as_os_str().as_bytes(), |p| read(p, &mut buf)).unwrap();
+    assert!(buf == bytes, "{size} bytes, odd bytes {odd:x?} at {odd_at:?}");
+    (got.ascii_prefix, got.in_halves)
+  }
+
   #[test]
   fn files_from_the_split_size_on_are_read_in_halves_whatever_they_hold() {
     let dir = scratch_dir("split-size");
     let p = dir.join("mid.txt");
-    let read = |size, odd_at, odd| {
-      let bytes = write_letters(&p, size, odd_at, odd);
-      // Exactly the room a read asks for: a larger pooled buffer would chunk reads.
-      let mut buf = Vec::with_capacity(size + 1);
-      let got = with_terminated(p.as_os_str().as_bytes(), |p| {
-        read_path_into(p, libc::O_RDONLY, &mut buf)
-      })
-      .unwrap();
-      assert!(buf == bytes, "{size} bytes, odd bytes {odd:x?} at {odd_at:?}");
-      (got.ascii_prefix, got.in_halves)
-    };
+    let read =
+      |size, odd_at, odd: &[u8]| read_letters(&p, size, odd_at, odd, |p, buf| read_path_into(p, libc::O_RDONLY, buf));
     // (odd bytes and their position, expected known-ASCII prefix, read in
     // halves): ASCII or not, from its start or further on, every file is
     // split; the known prefix is the left half's if it is ASCII.
@@ -419,19 +428,11 @@ mod tests {
       (Some(size / 2), chunk_start(size / 2)),
       (Some(size - 1), chunk_start(size - 1)),
     ] {
-      let bytes = write_letters(&p, size, odd_at, b"\xe9");
-      let mut buf = Vec::with_capacity(size + 1);
       // Async and batch reads are never split: this one is chunked.
-      let got = with_terminated(p.as_os_str().as_bytes(), |p| {
-        read_path_cancellable_into(p, libc::O_RDONLY, &crate::read::NEVER_CANCELLED, &mut buf)
-      })
-      .unwrap();
-      assert!(buf == bytes, "odd byte at {odd_at:?}");
-      assert_eq!(
-        (got.ascii_prefix, got.in_halves),
-        (expected, false),
-        "odd byte at {odd_at:?}"
-      );
+      let got = read_letters(&p, size, odd_at, b"\xe9", |p, buf| {
+        read_path_cancellable_into(p, libc::O_RDONLY, &crate::read::NEVER_CANCELLED, buf)
+      });
+      assert_eq!(got, (expected, false), "odd byte at {odd_at:?}");
     }
     std::fs::remove_dir_all(&dir).unwrap();
   }
