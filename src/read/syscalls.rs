@@ -299,7 +299,6 @@ fn os_error(e: io::Error, syscall: Syscall) -> ReadError {
 mod tests {
   use super::*;
   use crate::limits::{PAGE_BYTES, READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES};
-  const CHUNKED_READ_MIN_BYTES: usize = 4 * READ_CHUNK_BYTES;
   use crate::read::{read_path, read_path_cancellable_into, read_path_into, with_terminated};
   use std::fs::File;
   use std::io::Write;
@@ -385,7 +384,7 @@ mod tests {
     // (odd bytes and their position, expected known-ASCII prefix, read in
     // halves): ASCII or not, from its start or further on, every file is
     // split; the known prefix is the left half's if it is ASCII.
-    for size in [SPLIT_READ_MIN_BYTES, 2 * CHUNKED_READ_MIN_BYTES + 12345] {
+    for size in [SPLIT_READ_MIN_BYTES, 2 * chunked_read_min() + 12345] {
       let split = page_aligned_middle(size);
       for (odd, odd_at, expected) in [
         (&b"\xe9"[..], None, (size, true)),
@@ -417,7 +416,7 @@ mod tests {
   fn a_read_on_one_thread_knows_its_ascii_prefix_chunk_by_chunk() {
     let dir = scratch_dir("chunked");
     let p = dir.join("big.txt");
-    let size = 2 * CHUNKED_READ_MIN_BYTES + 12345;
+    let size = 2 * chunked_read_min() + 12345;
     // The start of the chunk that holds `at`.
     let chunk_start = |at: usize| at / READ_CHUNK_BYTES * READ_CHUNK_BYTES;
     for (odd_at, expected) in [
