@@ -11,14 +11,15 @@
 # to install while any optional dependency is missing from the registry.
 # Then, in projects whose PATH has node and npm but no compiler, it installs
 # with npm, pnpm (without and with a lockfile), Yarn Berry (PnP and
-# node-modules) and Bun, and runs scripts/install-smoke.js in each: the native
+# node-modules), Bun and Deno, and runs scripts/install-smoke.js in each: the native
 # engine, strings === fs's, fs's errors, require, import, -r and --import
 # readfile-utf8/register (under PnP, with its loader); also an esbuild bundle
 # run from another folder (the binary beside it, or named by
 # READFILE_UTF8_NATIVE_LIBRARY_PATH), an install without optional
 # dependencies (the fallback: one warning, READFILE_UTF8_REQUIRE_NATIVE=1
-# throws), Node 20.12.0 (the oldest supported) and Node 18 (falls back, and
-# the warning names the version). Every npm-installed check runs on each Node
+# throws), Node 20.12.0 (the oldest supported), Node 18 (falls back, and
+# the warning names the version) and Deno without --allow-ffi (falls back, and
+# the warning says to allow it). Every npm-installed check runs on each Node
 # given; the other package managers on the first. Prints a table of scenarios
 # and exits 1 if any failed.
 #
@@ -62,6 +63,7 @@ pnpm_bin="$(bash scripts/get-tool.sh pnpm "$PNPM_VERSION")/pnpm"
 yarn_js="$(bash scripts/get-tool.sh @yarnpkg/cli-dist "$YARN_VERSION")/bin/yarn.js"
 esbuild_bin="$(bash scripts/get-tool.sh esbuild "$ESBUILD_VERSION")/bin/esbuild"
 bun="$(bash scripts/get-bun.sh "$BUN_VERSION")"
+deno="$(bash scripts/get-deno.sh)"
 oldest_node="$(bash scripts/get-node.sh "$OLDEST_NODE")"
 old_node="$(bash scripts/get-node.sh "$OLD_NODE")"
 echo "pnpm $PNPM_VERSION, yarn $YARN_VERSION, esbuild $ESBUILD_VERSION, bun $("$bun" --version), node $OLDEST_NODE and $OLD_NODE"
@@ -265,6 +267,26 @@ bun_runtime() {
   in_project "$bun_project" "$node_main" "$bun" smoke.js simdutf require import
 }
 expect "Bun runtime" "require + import" bun_runtime
+
+# ------------------------------------------------------------------ deno
+step "Deno $("$deno" --version | head -1)"
+deno_project="$(new_project deno-project)"
+# Deno installs nothing published less than a day ago unless told otherwise.
+deno_in_project() { in_project "$deno_project" "$node_main" with_env DENO_DIR="$work/deno-cache" "$deno" "$@"; }
+expect "Deno install" "install" deno_in_project install --minimum-dependency-age=0
+expect "Deno install" "platform package installed" has_binary "$deno_project/node_modules/.deno/readfile-utf8-$platform@$version/node_modules"
+deno_runtime() {
+  cp scripts/install-smoke.js "$deno_project/smoke.cjs"
+  deno_in_project run --allow-read --allow-write --allow-env --allow-ffi --allow-sys smoke.cjs simdutf require import
+}
+expect "Deno runtime" "require + import" deno_runtime
+deno_without_ffi() {
+  local out
+  out="$(deno_in_project run --allow-read --allow-write --allow-env --allow-sys smoke.cjs fs require 2>&1)" || { echo "$out"; return 1; }
+  echo "$out"
+  grep -q -- "--allow-ffi" <<<"$out"
+}
+expect "Deno runtime, no --allow-ffi" "fs, and says why" deno_without_ffi
 
 # ------------------------------------------------------------------ esbuild
 step "esbuild $ESBUILD_VERSION bundle, run from another folder"

@@ -113,6 +113,17 @@ fn is_lean() -> bool {
   LEAN.load(Ordering::Relaxed)
 }
 
+/// Whether every string is copied (`copy_all_strings`), whatever its size and mode.
+static COPY_ALL: AtomicBool = AtomicBool::new(false);
+
+/// From now on no string is external. For runtimes whose Node-API runs an
+/// external string's finalizer only once the event loop turns (Deno): V8
+/// collects the strings of a loop of sync reads, but their buffers would stay
+/// mapped until the loop ends.
+pub(crate) fn copy_all_strings() {
+  COPY_ALL.store(true, Ordering::Relaxed);
+}
+
 /// Whether the lean mode copies every string of `bytes` bytes of UTF-8 a sync
 /// call makes, whatever they decode to (none has more code units than bytes).
 pub(crate) fn lean_copies(env: sys::napi_env, bytes: usize) -> bool {
@@ -138,12 +149,15 @@ pub(crate) const SYNC_FS_RULE_FROM: usize = (EXTERNAL_MEMORY_STEP / 2) as usize;
 
 /// The one copy-or-external decision: whether `bytes` bytes of string data of
 /// `unit_bytes`-wide code units that `maker` makes become an external string
-/// (never in a large heap, see `ExternalFrom::heap_below`, nor in a sync
+/// (never after `copy_all_strings`, nor in a large heap, see `ExternalFrom::heap_below`, nor in a sync
 /// batch while V8 collects none, see `external_memory::copies_instead`). In the lean mode a
 /// sync call's are external only where fs's would be: the peaks of loops of
 /// sync calls are what it is for, while async reads and batches peak lower
 /// with external strings than fs's copies do.
 fn is_external(env: sys::napi_env, bytes: usize, unit_bytes: usize, maker: Maker) -> bool {
+  if COPY_ALL.load(Ordering::Relaxed) {
+    return false;
+  }
   let from = external_from(env);
   let large = if maker == Maker::SyncCall && (is_lean() || bytes >= SYNC_FS_RULE_FROM) {
     bytes / unit_bytes >= from.lean_units

@@ -7,7 +7,8 @@
 //!   `readPathLength`): plain Node-API callbacks (`raw`), for the lowest fixed
 //!   cost per call;
 //! - `readPathBytes` (Buffer path), `readFd`, `engine`, `reader`,
-//!   `noteHeapBytes` (for lib/heap.js), `setLeanStrings`: `#[napi]` functions below;
+//!   `noteHeapBytes` (for lib/heap.js), `setLeanStrings`, `copyAllStrings`:
+//!   `#[napi]` functions below;
 //! - `readPathAsync`, `readPathBytesAsync`, `readFdAsync`: tasks on libuv's
 //!   thread pool (`tasks`);
 //! - `readFiles`, `readFilesStart`/`Take`/`Cancel`: many files read by several
@@ -62,12 +63,20 @@ pub fn set_heap_meter(env: Env, meter: Function<(), f64>) {
   js_string::set_heap_meter(env.raw(), meter.raw());
 }
 
-/// Sets the process's memory mode: `lean` (the default) makes strings external
-/// only where fs's are (see `limits::ExternalFrom::lean_units`). Returns
-/// whether it was lean.
+/// Sets the process's memory mode: `lean` (fast is the default) makes strings
+/// external only where fs's are (see `limits::ExternalFrom::lean_units`).
+/// Returns whether it was lean.
 #[napi(js_name = "setLeanStrings")]
 pub fn set_lean_strings(lean: bool) -> bool {
   js_string::set_lean(lean)
+}
+
+/// Copies every string into V8's heap from now on, in every mode: for
+/// runtimes whose Node-API frees an external string's buffer too late (see
+/// `js_string::copy_all_strings`).
+#[napi(js_name = "copyAllStrings")]
+pub fn copy_all_strings() {
+  js_string::copy_all_strings()
 }
 
 /// Which UTF-8 engine this process uses ("simdutf" or "fallback").

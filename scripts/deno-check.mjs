@@ -1,0 +1,159 @@
+// The package under Deno, which loads Node-API addons from npm packages:
+//
+//   deno run -A scripts/deno-check.mjs
+//
+// loads this checkout's build (its engine must be simdutf) and checks, with
+// Deno's own node:fs as the oracle: strings === fs's for text of every kind and
+// size, from readFileUtf8, readFileUtf8Async, readFilesUtf8 and decodeUtf8;
+// fs's errors field by field; and a loop of large sync reads peaking within
+// max(1.25 × fs's loop, fs's + 128 MiB), each loop in a fresh Deno process.
+// Prints TAP-style `# pass N` / `# fail N` (CI adds them up); exits 1 if any failed.
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import os from 'node:os'
+import path from 'node:path'
+import process from 'node:process'
+
+const require = createRequire(import.meta.url)
+const ROOT = path.join(path.dirname(new URL(import.meta.url).pathname), '..')
+const r = require(ROOT)
+const MiB = 1 << 20
+
+/** One read after another of `files` for `reads` reads with `reader`, in this process: the peak RSS in bytes. */
+function loopPeak(reader, files, reads) {
+  const read = reader === 'ours' ? r.readFileUtf8 : (p) => fs.readFileSync(p, 'utf8')
+  let peak = 0
+  let chars = 0
+  for (let i = 0; i < reads; i++) {
+    chars += read(files[i % files.length]).length
+    peak = Math.max(peak, Deno.memoryUsage().rss)
+  }
+  return { peak, chars }
+}
+
+if (process.argv[2] === 'loop') {
+  const [reader, reads, ...files] = process.argv.slice(3)
+  console.log(JSON.stringify(loopPeak(reader, files, Number(reads))))
+  process.exit(0)
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readfile-utf8-deno-'))
+let pass = 0
+let fail = 0
+async function check(name, fn) {
+  try {
+    await fn()
+    pass++
+    console.log(`ok ${pass + fail} ${name}`)
+  } catch (err) {
+    fail++
+    console.log(`not ok ${pass + fail} ${name}`)
+    console.error(err)
+  }
+}
+
+/** `size` bytes of a kind of text (invalid: UTF-8 with a stray byte every ~4 KiB and a cut character at the end). */
+function text(kind, size) {
+  const unit = {
+    ascii: 'const x = read(path) // a line of code\n',
+    latin1: 'café crème brûlée, ÿ déjà\n',
+    mixed: 'naïve 中文 текст 😀 mixed\n',
+    cjk: '漢字かなカナ한국어\n',
+    invalid: 'valid é 中 😀 text\n',
+  }[kind]
+  const buf = Buffer.alloc(size, unit)
+  if (kind === 'invalid') {
+    for (let at = 4000; at < size; at += 4096) buf[at] = 0xff
+    if (size >= 2) buf.set([0xe4, 0xb8].slice(0, Math.min(2, size)), size - Math.min(2, size))
+  }
+  return buf
+}
+
+const KINDS = ['ascii', 'latin1', 'mixed', 'cjk', 'invalid']
+const SIZES = [0, 1, 63, 1024, 16 * 1024, 300 * 1024, 1536 * 1024, 5 * MiB]
+const files = []
+for (const kind of KINDS) {
+  for (const size of SIZES) {
+    const file = path.join(dir, `${kind}-${size}.txt`)
+    fs.writeFileSync(file, text(kind, size))
+    files.push({ kind, size, file })
+  }
+}
+
+await check('the addon loads with the simdutf engine', () => assert.equal(r.engine(), 'simdutf'))
+
+await check(`readFileUtf8 === fs.readFileSync(p, 'utf8'): ${files.length} files`, () => {
+  for (const { kind, size, file } of files) {
+    assert.ok(r.readFileUtf8(file) === fs.readFileSync(file, 'utf8'), `${kind} ${size}`)
+  }
+})
+
+await check('readFileUtf8 in both memory modes and with a Buffer path, === fs', () => {
+  const was = r.setMemoryMode('lean')
+  try {
+    for (const { kind, size, file } of files) assert.ok(r.readFileUtf8(Buffer.from(file)) === fs.readFileSync(file, 'utf8'), `${kind} ${size}`)
+  } finally {
+    r.setMemoryMode(was)
+  }
+})
+
+await check('readFileUtf8Async === fs.promises.readFile(p, "utf8")', async () => {
+  const ours = await Promise.all(files.map(({ file }) => r.readFileUtf8Async(file)))
+  const theirs = await Promise.all(files.map(({ file }) => fs.promises.readFile(file, 'utf8')))
+  ours.forEach((s, i) => assert.ok(s === theirs[i], `${files[i].kind} ${files[i].size}`))
+})
+
+await check('readFilesUtf8 over every file === fs', () => {
+  const ours = r.readFilesUtf8(files.map(({ file }) => file))
+  ours.forEach((s, i) => assert.ok(s === fs.readFileSync(files[i].file, 'utf8'), `${files[i].kind} ${files[i].size}`))
+})
+
+await check("decodeUtf8 === buffer.toString('utf8')", () => {
+  for (const { kind, size, file } of files) {
+    const bytes = fs.readFileSync(file)
+    assert.ok(r.decodeUtf8(bytes) === bytes.toString('utf8'), `${kind} ${size}`)
+  }
+})
+
+await check("errors are fs's, field by field (ENOENT, EISDIR)", () => {
+  for (const target of [path.join(dir, 'missing.txt'), dir]) {
+    const caught = (read) => {
+      try {
+        read()
+      } catch (err) {
+        return err
+      }
+      assert.fail(`no error for ${target}`)
+    }
+    const ours = caught(() => r.readFileUtf8(target))
+    const theirs = caught(() => fs.readFileSync(target, 'utf8'))
+    for (const field of ['name', 'message', 'code', 'errno', 'syscall', 'path']) {
+      assert.equal(ours[field], theirs[field], `${target}: ${field}`)
+    }
+  }
+})
+
+await check('a loop of large sync reads peaks within max(1.25 × fs, fs + 128 MiB)', () => {
+  const large = files.filter(({ size }) => size === 5 * MiB).map(({ file }) => file)
+  const run = (reader) => {
+    const child = spawnSync(Deno.execPath(), ['run', '-A', new URL(import.meta.url).pathname, 'loop', reader, '300', ...large], {
+      encoding: 'utf8',
+    })
+    assert.equal(child.status, 0, child.stderr)
+    return JSON.parse(child.stdout)
+  }
+  const fsLoop = run('fs')
+  const ours = run('ours')
+  assert.equal(ours.chars, fsLoop.chars)
+  const bound = Math.max(1.25 * fsLoop.peak, fsLoop.peak + 128 * MiB)
+  const mib = (bytes) => `${(bytes / MiB).toFixed(0)} MiB`
+  console.log(`# peak RSS: ours ${mib(ours.peak)}, fs ${mib(fsLoop.peak)}, bound ${mib(bound)}`)
+  assert.ok(ours.peak <= bound, `ours peaked at ${mib(ours.peak)}, over ${mib(bound)}`)
+})
+
+fs.rmSync(dir, { recursive: true, force: true })
+console.log(`# pass ${pass}`)
+console.log(`# fail ${fail}`)
+process.exit(fail === 0 ? 0 : 1)
