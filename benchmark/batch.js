@@ -38,7 +38,7 @@ const { execFileSync, spawnSync } = require('node:child_process')
 const { Worker } = require('node:worker_threads')
 
 const { findBinary } = require('../lib/binary-name')
-const { findBun } = require('./bun-binary')
+const { findBun } = require('./runtimes')
 
 const ROOT = path.join(__dirname, '..')
 const args = process.argv.slice(2)

@@ -24,7 +24,7 @@ const { saveRun, updateReadme } = require('./results-file')
 const SUITES = {
   read: { script: 'matrix.js', about: "readFileUtf8 vs fs.readFileSync(p, 'utf8'): median, mean, sustained, batched, loaded-heap and gapped speed-ups" },
   memory: { script: 'memory.js', about: 'peak and idle RSS of loops of reads (sync and async), each reader in a fresh process' },
-  mixed: { script: 'mixed.js', about: 'a shuffled sequence of every kind and size (fs, toString, ours, lean, Bun), and the matrix cells one after another vs alone' },
+  mixed: { script: 'mixed.js', about: 'a shuffled sequence of every kind and size (fs, toString, ours, lean, Bun; fs, toString and ours under Deno), and the matrix cells one after another vs alone' },
   sustained: { script: 'matrix.js', args: ['--views', 'sustained'], partOf: 'read', about: "the read matrix's plain loops alone" },
   async: { script: 'async.js', about: '64 concurrent readFileUtf8Async vs fs.promises.readFile, with event-loop delay' },
   decode: { script: 'decode.js', about: "decodeUtf8 vs buffer.toString('utf8') and TextDecoder" },

@@ -8,7 +8,7 @@
 //
 // Without --bun (or $BUN), Bun comes from the npm registry (scripts/get-bun.sh).
 const path = require('node:path')
-const { findBun } = require('./bun-binary')
+const { findBun } = require('./runtimes')
 
 const { ensureFixture } = require('./fixtures')
 const { MiB, sizeLabel, fmtTime, fmtRatio, table } = require('./format')

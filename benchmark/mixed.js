@@ -9,7 +9,9 @@
 //   RSS, the RSS while one pass's strings are all held, and the RSS after a GC
 //   and a second of idleness. Readers: fs.readFileSync(p, 'utf8'),
 //   fs.readFileSync(p).toString(), ours (the default), ours in the lean memory
-//   mode, and Bun's readFileSync (scripts/get-bun.sh, or --bun path).
+//   mode, and Bun's readFileSync (scripts/get-bun.sh, or --bun path); under
+//   Deno (scripts/get-deno.sh, or --deno path), its fs.readFileSync(p, 'utf8'),
+//   its fs.readFileSync(p).toString() and ours.
 // - history: every cell of a read matrix (kind × size) in one process, in a
 //   shuffled order, against the same cell alone in a fresh process: what a
 //   cell costs after the others have run. Both in --rounds processes, round
@@ -18,7 +20,7 @@
 //   and the machine's state drifts (after the passes view, for one).
 //
 //   node benchmark/mixed.js [--quick] [--views passes,history] [--reads n] [--passes n]
-//        [--rounds n] [--loop-ms ms] [--seed n] [--bun path | --no-bun] [--content a,b]
+//        [--rounds n] [--loop-ms ms] [--seed n] [--bun path | --no-bun] [--deno path | --no-deno] [--content a,b]
 //        [--builds A.node,B.node@NAME=value;NAME=value]
 //
 // --builds: the passes of ours with each of these addon binaries (loaded
@@ -28,7 +30,7 @@
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { findBun } = require('./bun-binary')
+const { findBun, findDeno, DENO_RUN } = require('./runtimes')
 
 const { ensureFixture, prng } = require('./fixtures')
 const { KiB, MiB, sizeLabel, fmtTime, fmtMiB, fmtRatio, table } = require('./format')
@@ -44,6 +46,8 @@ const opts = suiteOptions('mixed.js', {
   seed: { type: 'string' },
   bun: { type: 'string' },
   'no-bun': { type: 'boolean', default: false },
+  deno: { type: 'string' },
+  'no-deno': { type: 'boolean', default: false },
   builds: { type: 'string' },
 })
 // Each build is a binary, optionally with thresholds for a bench build
@@ -108,10 +112,12 @@ const CHILD = path.join(__dirname, 'mixed-child.js')
 function passesView(out) {
   const list = jsonFile('sequence.json', sequence(prng(seed)))
   const { bin: bun, version: bunVersion } = findBun({ given: opts.values.bun, skip: opts.values['no-bun'] || builds.length > 0, suite: 'mixed' }) ?? {}
-  const readers = builds.length ? ['fs', ...builds.map((_, i) => `build ${i + 1}`)] : ['fs', 'toString', 'ours', 'lean', ...(bun ? ['Bun'] : [])]
-  const runtime = (name) => (name === 'Bun' ? bun : process.execPath)
-  const childReader = (name) => (name === 'Bun' ? 'fs' : name.startsWith('build') ? 'ours' : name)
-  const argv = (name) => [CHILD, 'passes', childReader(name), list, '--passes', String(passCount)]
+  const { bin: deno, version: denoVersion } = findDeno({ given: opts.values.deno, skip: opts.values['no-deno'] || builds.length > 0, suite: 'mixed' }) ?? {}
+  const onDeno = deno ? ['Deno fs', 'Deno toString', 'Deno ours'] : []
+  const readers = builds.length ? ['fs', ...builds.map((_, i) => `build ${i + 1}`)] : ['fs', 'toString', 'ours', 'lean', ...(bun ? ['Bun'] : []), ...onDeno]
+  const runtime = (name) => (name === 'Bun' ? bun : onDeno.includes(name) ? deno : process.execPath)
+  const childReader = (name) => (name === 'Bun' ? 'fs' : name.startsWith('build') ? 'ours' : name.replace(/^Deno /, ''))
+  const argv = (name) => [...(onDeno.includes(name) ? DENO_RUN : []), CHILD, 'passes', childReader(name), list, '--passes', String(passCount)]
   const env = (name) => {
     if (!name.startsWith('build ')) return process.env
     const { file, tune } = builds[Number(name.slice(6)) - 1]
@@ -139,7 +145,16 @@ function passesView(out) {
       ]
     }),
   )
-  const label = { fs: "fs.readFileSync(p, 'utf8')", toString: 'fs.readFileSync(p).toString()', ours: 'ours (default)', lean: "ours, setMemoryMode('lean')", Bun: `Bun ${bunVersion} readFileSync` }
+  const label = {
+    fs: "fs.readFileSync(p, 'utf8')",
+    toString: 'fs.readFileSync(p).toString()',
+    ours: 'ours (default)',
+    lean: "ours, setMemoryMode('lean')",
+    Bun: `Bun ${bunVersion} readFileSync`,
+    'Deno fs': `Deno ${denoVersion}: fs.readFileSync(p, 'utf8')`,
+    'Deno toString': `Deno ${denoVersion}: fs.readFileSync(p).toString()`,
+    'Deno ours': `Deno ${denoVersion}: ours`,
+  }
   builds.forEach(({ file, tune }, i) => (label[`build ${i + 1}`] = `ours, ${path.basename(file)}${tune ? ` (${tune})` : ''}`))
   const rows = readers.map((name) => {
     const s = stats[name]
@@ -163,7 +178,8 @@ function passesView(out) {
       `kinds ${opts.contents.join(', ')}; shuffled with seed ${seed}, the same sequence for every reader. ` +
       `Each reader in ${rounds} fresh process(es), in turns: a pass untimed, then ${passCount} timed. ` +
       'Speed-ups are fs over the reader, on medians and on means. peak: the peak RSS; held: RSS while one pass\'s strings are all held; ' +
-      'idle: RSS after they are dropped, a GC and 1 s idle.',
+      'idle: RSS after they are dropped, a GC and 1 s idle.' +
+      (deno ? " Under Deno, fs is Deno's node:fs, and ratios in this table are over Node's fs." : ''),
     '',
     table(
       [['reader', 'l'], ['median pass', 'r'], ['mean pass', 'r'], ['fs / it (median)', 'r'], ['fs / it (mean)', 'r'], ['peak', 'r'], ['held', 'r'], ['idle', 'r']],
@@ -184,6 +200,16 @@ function passesView(out) {
       `held ${fmtRatio(ours.heldRss / stats.fs.heldRss)}, idle ${signed(ours.idleRss - stats.fs.idleRss)}.`,
     '',
   )
+  if (deno) {
+    const [own, fsOn, toStringOn] = [stats['Deno ours'], stats['Deno fs'], stats['Deno toString']]
+    out.push(
+      `Under Deno ${denoVersion}, ours is ${fmtRatio(fsOn.median / own.median)} its fs (median), ${fmtRatio(fsOn.mean / own.mean)} (mean); ` +
+        `${fmtRatio(toStringOn.median / own.median)} its toString (median). ` +
+        `Memory beside its fs: peak ${fmtRatio(own.peakRss / fsOn.peakRss)} (${signed(own.peakRss - fsOn.peakRss)}), ` +
+        `held ${fmtRatio(own.heldRss / fsOn.heldRss)}, idle ${signed(own.idleRss - fsOn.idleRss)}.`,
+      '',
+    )
+  }
 }
 
 const signed = (bytes) => `${bytes >= 0 ? '+' : '−'}${fmtMiB(Math.abs(bytes))}`

@@ -74,19 +74,27 @@ function updateReadme() {
   const start = readme.indexOf(README_START)
   const end = readme.indexOf(README_END)
   if (start === -1 || end < start) return false
-  const rows = readSections(fs.readFileSync(FILE, 'utf8'))
+  const mixed = readSections(fs.readFileSync(FILE, 'utf8'))
     .filter((s) => s.suite === 'mixed')
     .sort((a, b) => a.major - b.major)
+  const rows = mixed
     .map((s) => {
       const node = /· (v[\d.]+)/.exec(s.text.split('\n')[0])?.[1] ?? `${s.major}`
       const says = /Ours \(default\) is ([\d.]+)× fs \(median\), ([\d.]+)× \(mean\); ([\d.]+)× toString \(median\)[^;]*(?:; ([\d.]+)× Bun \(median\))?/.exec(s.text)
       if (!says) return null
       const bun = /\| Bun ([\d.]+) readFileSync/.exec(s.text)
-      return `| ${node} | ${says[1]}× (${says[2]}× mean) | ${says[3]}× | ${says[4] ? `${says[4]}× (Bun ${bun?.[1] ?? ''})` : '—'} |`
+      return `| Node ${node} | ${says[1]}× (${says[2]}× mean) | ${says[3]}× | ${says[4] ? `${says[4]}× (Bun ${bun?.[1] ?? ''})` : '—'} |`
     })
     .filter(Boolean)
+  // Deno's row: from the newest run that measured Deno, whichever Node ran the suite.
+  const underDeno = mixed
+    .map((s) => ({ date: /· (\d{4}-\d\d-\d\d \d\d:\d\d) UTC/.exec(s.text)?.[1] ?? '', says: /Under Deno ([\d.]+), ours is ([\d.]+)× its fs \(median\), ([\d.]+)× \(mean\); ([\d.]+)× its toString/.exec(s.text) }))
+    .filter(({ says }) => says)
+    .sort((a, b) => a.date.localeCompare(b.date))
+    .pop()?.says
+  if (underDeno) rows.push(`| Deno ${underDeno[1]} | ${underDeno[2]}× (${underDeno[3]}× mean) | ${underDeno[4]}× | — |`)
   const table = [
-    '| Node | ours vs `fs.readFileSync(p, \'utf8\')` | vs `fs.readFileSync(p).toString()` | vs Bun\'s `readFileSync` |',
+    '| runtime | ours vs `fs.readFileSync(p, \'utf8\')` | vs `fs.readFileSync(p).toString()` | vs Bun\'s `readFileSync` |',
     '| :--- | ---: | ---: | ---: |',
     ...rows,
   ].join('\n')
