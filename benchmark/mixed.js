@@ -14,13 +14,15 @@
 //   its fs.readFileSync(p).toString() and ours.
 // - history: every cell of a read matrix (kind × size) in one process, in a
 //   shuffled order, against the same cell alone in a fresh process: what a
-//   cell costs after the others have run. Both in --rounds processes, round
-//   by round (the sequence, then each cell alone), each cell's median taken:
-//   one run of a cell varies by more than the 1.2× this view is read against,
-//   and the machine's state drifts (after the passes view, for one).
+//   cell costs after the others have run. Both in --history-rounds
+//   processes, round by round (the sequence, then each cell alone), each
+//   cell's median taken: one run of a cell varies by more than the 1.2× this
+//   view is read against (a whole process can run a small cell ~1.5× slower
+//   than the next, after nothing or after anything), and the machine's state
+//   drifts (after the passes view, for one).
 //
 //   node benchmark/mixed.js [--quick] [--views passes,history] [--reads n] [--passes n]
-//        [--rounds n] [--loop-ms ms] [--seed n] [--bun path | --no-bun] [--deno path | --no-deno] [--content a,b]
+//        [--rounds n] [--history-rounds n] [--loop-ms ms] [--seed n] [--bun path | --no-bun] [--deno path | --no-deno] [--content a,b]
 //        [--builds A.node,B.node@NAME=value;NAME=value]
 //
 // --builds: the passes of ours with each of these addon binaries (loaded
@@ -42,6 +44,7 @@ const opts = suiteOptions('mixed.js', {
   reads: { type: 'string' },
   passes: { type: 'string' },
   rounds: { type: 'string' },
+  'history-rounds': { type: 'string' },
   'loop-ms': { type: 'string' },
   seed: { type: 'string' },
   bun: { type: 'string' },
@@ -60,6 +63,7 @@ const views = parseList(opts.values.views ?? 'passes,history')
 const reads = Math.round(opts.number('reads', 1000, 400))
 const passCount = Math.round(opts.number('passes', 5, 3))
 const rounds = Math.round(opts.number('rounds', 3, 1))
+const historyRounds = Math.round(opts.number('history-rounds', 5, 1))
 const loopMs = opts.number('loop-ms', 150, 60)
 const seed = Math.round(opts.number('seed', 20261205))
 
@@ -226,7 +230,7 @@ function historyView(out) {
   // Per reader: the sequence's runs (ns per call of each cell), and each cell's runs alone.
   const sequenceRuns = Object.fromEntries(names.map((name) => [name, []]))
   const aloneRuns = Object.fromEntries(names.map((name) => [name, cells.map(() => [])]))
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < historyRounds; round++) {
     // Readers in turns: the first reader changes every round.
     const order = round % 2 ? [...names].reverse() : names
     const sequence = inChildren(order, 1, loop(together))
@@ -256,7 +260,7 @@ function historyView(out) {
     '#### History: the matrix\'s cells one after another in one process, against each alone',
     '',
     `Each cell a ${loopMs} ms loop (median batch per call), in the order below (seed ${seed + 1}); alone: the same loop in a fresh process; ` +
-      `each the median of ${rounds} such process(es), round by round. ` +
+      `each the median of ${historyRounds} such process(es), round by round. ` +
       'after / alone over 1.00× is what the cells before it cost this one.',
     '',
     table(
