@@ -168,10 +168,10 @@ function runtimeReads() {
 const required = nativeRequired()
 const result = load()
 if (result.addon !== undefined) {
-  // Deno runs a Node-API finalizer only once its event loop turns: the
-  // buffers of a sync loop's external strings, long collected, would stay
-  // mapped until the loop ends.
-  if (process.versions.deno !== undefined) result.addon.copyAllStrings()
+  // Deno runs a Node-API finalizer only once its event loop turns, and Bun
+  // frees an external string late: the buffers of a loop's external strings
+  // would pile up (gigabytes) while the runtime's own strings are collected.
+  if (process.versions.deno !== undefined || process.versions.bun !== undefined) result.addon.copyAllStrings()
   module.exports = process.versions.bun === undefined ? result.addon : { ...result.addon, ...runtimeReads() }
 } else {
   const err = noNativeError(result, required)

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Prints the path of a Bun binary taken from the npm registry's `@oven/bun-<os>-<arch>`
 # package and unpacked into a cache folder outside the repo (reused on later runs),
-# for the bench's comparison with Bun (benchmark/bun.js).
+# for the bench's comparison with Bun (benchmark/runtimes.js) and the checks
+# under Bun (scripts/runtime-check.mjs, scripts/install-check.sh).
+#   get-bun.sh         the version the checks pin (BUN_VERSION below)
 #   get-bun.sh 1.4.5   that exact version
-#   get-bun.sh         the newest published today
+#   get-bun.sh latest  the newest published today
 set -euo pipefail
+BUN_VERSION=1.4.5
 case "$(uname -s)-$(uname -m)" in
   Linux-x86_64) pkg=bun-linux-x64 ;;
   Linux-aarch64) pkg=bun-linux-aarch64 ;;
@@ -12,7 +15,8 @@ case "$(uname -s)-$(uname -m)" in
   Darwin-x86_64) pkg=bun-darwin-x64 ;;
   *) echo "get-bun.sh: no Bun package known for $(uname -s) $(uname -m)" >&2; exit 1 ;;
 esac
-version="${1:-$(npm view "@oven/$pkg" version)}"
+version="${1:-$BUN_VERSION}"
+[ "$version" != latest ] || version="$(npm view "@oven/$pkg" version)"
 if ! [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
   echo "get-bun.sh: expected a version such as 1.4.5, got '$version'" >&2
   exit 2

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prints the path of a Deno binary taken from the npm registry's `@deno/<os>-<arch>`
 # package and unpacked into a cache folder outside the repo (reused on later runs),
-# for the checks under Deno (scripts/deno-check.mjs, scripts/install-check.sh).
+# for the checks under Deno (scripts/runtime-check.mjs, scripts/install-check.sh)
+# and the bench's runs under Deno (benchmark/runtimes.js).
 #   get-deno.sh         the version the checks pin (DENO_VERSION below)
 #   get-deno.sh 2.9.6   that exact version
 #   get-deno.sh latest  the newest published today

@@ -33,7 +33,6 @@ repo="$PWD"
 PNPM_VERSION=12.24.0
 YARN_VERSION=4.18.1
 ESBUILD_VERSION=0.28.2
-BUN_VERSION=1.4.5
 OLDEST_NODE=20.12.0
 OLD_NODE=18.20.8
 
@@ -62,7 +61,7 @@ step "tools (pinned, cached)"
 pnpm_bin="$(bash scripts/get-tool.sh pnpm "$PNPM_VERSION")/pnpm"
 yarn_js="$(bash scripts/get-tool.sh @yarnpkg/cli-dist "$YARN_VERSION")/bin/yarn.js"
 esbuild_bin="$(bash scripts/get-tool.sh esbuild "$ESBUILD_VERSION")/bin/esbuild"
-bun="$(bash scripts/get-bun.sh "$BUN_VERSION")"
+bun="$(bash scripts/get-bun.sh)"
 deno="$(bash scripts/get-deno.sh)"
 oldest_node="$(bash scripts/get-node.sh "$OLDEST_NODE")"
 old_node="$(bash scripts/get-node.sh "$OLD_NODE")"
@@ -256,7 +255,7 @@ expect "Yarn node-modules" "platform package installed" has_binary "$nm_project/
 smoke "Yarn node-modules" "$nm_project" "$node_main" simdutf "${ALL_CHECKS[@]}"
 
 # ------------------------------------------------------------------ bun
-step "Bun $BUN_VERSION"
+step "Bun $("$bun" --version)"
 bun_project="$(new_project bun-project)"
 printf '[install]\nregistry = "%s"\n[install.cache]\ndir = "%s"\n' "$url" "$work/bun-cache" >"$bun_project/bunfig.toml"
 expect "Bun install" "install" in_project "$bun_project" "$node_main" "$bun" install

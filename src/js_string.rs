@@ -116,10 +116,10 @@ fn is_lean() -> bool {
 /// Whether every string is copied (`copy_all_strings`), whatever its size and mode.
 static COPY_ALL: AtomicBool = AtomicBool::new(false);
 
-/// From now on no string is external. For runtimes whose Node-API runs an
-/// external string's finalizer only once the event loop turns (Deno): V8
-/// collects the strings of a loop of sync reads, but their buffers would stay
-/// mapped until the loop ends.
+/// From now on no string is external. For runtimes whose Node-API frees an
+/// external string's buffer long after the string died: Deno runs finalizers
+/// only once the event loop turns, Bun's collector does not count the
+/// buffers, and a loop of reads or batches would pile them up.
 pub(crate) fn copy_all_strings() {
   COPY_ALL.store(true, Ordering::Relaxed);
 }
@@ -149,8 +149,9 @@ pub(crate) const SYNC_FS_RULE_FROM: usize = (EXTERNAL_MEMORY_STEP / 2) as usize;
 
 /// The one copy-or-external decision: whether `bytes` bytes of string data of
 /// `unit_bytes`-wide code units that `maker` makes become an external string
-/// (never after `copy_all_strings`, nor in a large heap, see `ExternalFrom::heap_below`, nor in a sync
-/// batch while V8 collects none, see `external_memory::copies_instead`). In the lean mode a
+/// (never after `copy_all_strings`, nor in a large heap, see
+/// `ExternalFrom::heap_below`, nor in a sync batch while V8 collects none, see
+/// `external_memory::copies_instead`). In the lean mode a
 /// sync call's are external only where fs's would be: the peaks of loops of
 /// sync calls are what it is for, while async reads and batches peak lower
 /// with external strings than fs's copies do.

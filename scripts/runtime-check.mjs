@@ -1,13 +1,15 @@
-// The package under Deno, which loads Node-API addons from npm packages:
+// The package under another runtime that loads Node-API addons, Deno or Bun:
 //
-//   deno run -A scripts/deno-check.mjs
+//   deno run -A scripts/runtime-check.mjs
+//   bun scripts/runtime-check.mjs
 //
-// loads this checkout's build (its engine must be simdutf) and checks, with
-// Deno's own node:fs as the oracle: strings === fs's for text of every kind and
-// size, from readFileUtf8, readFileUtf8Async, readFilesUtf8 and decodeUtf8;
-// fs's errors field by field; and a loop of large sync reads peaking within
-// max(1.25 × fs's loop, fs's + 128 MiB), each loop in a fresh Deno process.
-// Prints TAP-style `# pass N` / `# fail N` (CI adds them up); exits 1 if any failed.
+// loads this checkout's build (its engine must be simdutf) and checks, with the
+// runtime's own node:fs as the oracle: strings === fs's for text of every kind
+// and size, from readFileUtf8, readFileUtf8Async, readFilesUtf8 and
+// decodeUtf8; fs's errors field by field; and that a loop of large sync reads,
+// and one of batches, peak within max(1.25 × fs's loop, fs's + 128 MiB), each
+// loop in a fresh process of the runtime. Prints TAP-style `# pass N` /
+// `# fail N` (CI adds them up); exits 1 if any failed.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
@@ -21,25 +23,38 @@ const ROOT = path.join(path.dirname(new URL(import.meta.url).pathname), '..')
 const r = require(ROOT)
 const MiB = 1 << 20
 
-/** One read after another of `files` for `reads` reads with `reader`, in this process: the peak RSS in bytes. */
-function loopPeak(reader, files, reads) {
-  const read = reader === 'ours' ? r.readFileUtf8 : (p) => fs.readFileSync(p, 'utf8')
+/** How this runtime runs this script again, in a process of its own. */
+const SELF = [process.execPath, ...(process.versions.deno ? ['run', '-A'] : []), new URL(import.meta.url).pathname]
+
+/** What one step of a loop reads: one file, or all of them at once (a batch, its strings all kept until it returns). */
+const READERS = {
+  ours: (files, i) => r.readFileUtf8(files[i % files.length]).length,
+  fs: (files, i) => fs.readFileSync(files[i % files.length], 'utf8').length,
+  'ours-batch': (files) => r.readFilesUtf8(files).reduce((n, s) => n + s.length, 0),
+  'fs-batch': (files) => files.map((file) => fs.readFileSync(file, 'utf8')).reduce((n, s) => n + s.length, 0),
+}
+
+/** `steps` steps of `reader` over `files`, in this process: the peak RSS in bytes, and the characters read. */
+function loopPeak(reader, files, steps) {
   let peak = 0
   let chars = 0
-  for (let i = 0; i < reads; i++) {
-    chars += read(files[i % files.length]).length
-    peak = Math.max(peak, Deno.memoryUsage().rss)
+  for (let i = 0; i < steps; i++) {
+    chars += READERS[reader](files, i)
+    peak = Math.max(peak, process.memoryUsage.rss())
   }
   return { peak, chars }
 }
 
 if (process.argv[2] === 'loop') {
-  const [reader, reads, ...files] = process.argv.slice(3)
-  console.log(JSON.stringify(loopPeak(reader, files, Number(reads))))
+  const [reader, steps, ...files] = process.argv.slice(3)
+  console.log(JSON.stringify(loopPeak(reader, files, Number(steps))))
   process.exit(0)
 }
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readfile-utf8-deno-'))
+const RUNTIME = process.versions.deno ? `Deno ${process.versions.deno}` : process.versions.bun ? `Bun ${process.versions.bun}` : `Node ${process.version}`
+console.log(`# ${RUNTIME}`)
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readfile-utf8-runtime-'))
 let pass = 0
 let fail = 0
 async function check(name, fn) {
@@ -135,23 +150,30 @@ await check("errors are fs's, field by field (ENOENT, EISDIR)", () => {
   }
 })
 
-await check('a loop of large sync reads peaks within max(1.25 × fs, fs + 128 MiB)', () => {
-  const large = files.filter(({ size }) => size === 5 * MiB).map(({ file }) => file)
+const large = files.filter(({ size }) => size === 5 * MiB).map(({ file }) => file)
+// A batch as memory.slow.js reads them on Node: many files of about a MiB.
+const batch = files.filter(({ size }) => size >= 300 * 1024 && size < 5 * MiB).map(({ file }) => file)
+const mib = (bytes) => `${(bytes / MiB).toFixed(0)} MiB`
+/** Runs the loops of `ours` and of `theirs` (READERS), `steps` steps each, each in a fresh process; asserts ours peaked within the bound. */
+function peaksWithin(ours, theirs, steps, over) {
   const run = (reader) => {
-    const child = spawnSync(Deno.execPath(), ['run', '-A', new URL(import.meta.url).pathname, 'loop', reader, '300', ...large], {
-      encoding: 'utf8',
-    })
+    const child = spawnSync(SELF[0], [...SELF.slice(1), 'loop', reader, String(steps), ...over], { encoding: 'utf8' })
     assert.equal(child.status, 0, child.stderr)
     return JSON.parse(child.stdout)
   }
-  const fsLoop = run('fs')
-  const ours = run('ours')
-  assert.equal(ours.chars, fsLoop.chars)
+  const fsLoop = run(theirs)
+  const ourLoop = run(ours)
+  assert.equal(ourLoop.chars, fsLoop.chars)
   const bound = Math.max(1.25 * fsLoop.peak, fsLoop.peak + 128 * MiB)
-  const mib = (bytes) => `${(bytes / MiB).toFixed(0)} MiB`
-  console.log(`# peak RSS: ours ${mib(ours.peak)}, fs ${mib(fsLoop.peak)}, bound ${mib(bound)}`)
-  assert.ok(ours.peak <= bound, `ours peaked at ${mib(ours.peak)}, over ${mib(bound)}`)
-})
+  console.log(`# peak RSS: ${ours} ${mib(ourLoop.peak)}, ${theirs} ${mib(fsLoop.peak)}, bound ${mib(bound)}`)
+  assert.ok(ourLoop.peak <= bound, `${ours} peaked at ${mib(ourLoop.peak)}, over ${mib(bound)}`)
+}
+
+await check('a loop of large sync reads peaks within max(1.25 × fs, fs + 128 MiB)', () => peaksWithin('ours', 'fs', 300, large))
+
+await check("a loop of batches of large files peaks within max(1.25 × fs's, fs's + 128 MiB)", () =>
+  peaksWithin('ours-batch', 'fs-batch', 100, batch),
+)
 
 fs.rmSync(dir, { recursive: true, force: true })
 console.log(`# pass ${pass}`)
