@@ -26,7 +26,7 @@
 // node_modules tree (all strings kept) with a loop of fs and with readFilesUtf8.
 // Bun's plain readFileSync loop over each tree is timed too, in a Bun process
 // of its own right after Node's rounds (`--bun path`, $BUN, or
-// scripts/get-bun.sh; `--no-bun` leaves it out).
+// scripts/get-runtime.sh bun; `--no-bun` leaves it out).
 // Self-contained: it shares no code with the other suites but the addon's
 // binary name and how Bun is found.
 const fs = require('node:fs')

@@ -6,7 +6,7 @@
 //   node benchmark/bun.js [--bun path] [--quick] [--content a,b] [--size 1MiB,4MiB]
 //        [--loop-ms ms] [--rounds n]
 //
-// Without --bun (or $BUN), Bun comes from the npm registry (scripts/get-bun.sh).
+// Without --bun (or $BUN), Bun comes from the npm registry (scripts/get-runtime.sh bun).
 const path = require('node:path')
 const { findBun } = require('./runtimes')
 

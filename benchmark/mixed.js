@@ -9,8 +9,8 @@
 //   RSS, the RSS while one pass's strings are all held, and the RSS after a GC
 //   and a second of idleness. Readers: fs.readFileSync(p, 'utf8'),
 //   fs.readFileSync(p).toString(), ours (the default), ours in the lean memory
-//   mode, and Bun's readFileSync (scripts/get-bun.sh, or --bun path); under
-//   Deno (scripts/get-deno.sh, or --deno path), its fs.readFileSync(p, 'utf8'),
+//   mode, and Bun's readFileSync (scripts/get-runtime.sh bun, or --bun path); under
+//   Deno (scripts/get-runtime.sh deno, or --deno path), its fs.readFileSync(p, 'utf8'),
 //   its fs.readFileSync(p).toString() and ours.
 // - history: every cell of a read matrix (kind × size) in one process, in a
 //   shuffled order, against the same cell alone in a fresh process: what a

@@ -1,7 +1,7 @@
 'use strict'
 // The other runtimes a suite compares with: Bun, and Deno. Each is the binary
 // given (--bun / --deno path, or $BUN / $DENO), or the one from the npm registry
-// (scripts/get-bun.sh, scripts/get-deno.sh), with its version.
+// (scripts/get-runtime.sh), with its version.
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 
@@ -18,7 +18,7 @@ function findRuntime(runtime, { given, skip = false, suite, required = false }) 
     const bin =
       given ??
       process.env[runtime.toUpperCase()] ??
-      execFileSync('bash', [path.join(__dirname, '..', 'scripts', `get-${lower}.sh`)], { encoding: 'utf8' }).trim()
+      execFileSync('bash', [path.join(__dirname, '..', 'scripts', 'get-runtime.sh'), lower], { encoding: 'utf8' }).trim()
     // `deno --version` also names its V8 and TypeScript, on lines of their own.
     const version = execFileSync(bin, ['--version'], { encoding: 'utf8' }).split('\n')[0].replace(/^deno (\S+).*/, '$1').trim()
     return { bin, version }
