@@ -198,22 +198,23 @@ function passesView(out) {
   }
   const ours = stats.ours
   const vs = (name) => (stats[name] ? `${fmtRatio(stats[name].median / ours.median)} ${name} (median), ${fmtRatio(stats[name].mean / ours.mean)} (mean)` : null)
-  out.push(
-    `Ours (default) is ${[vs('fs'), vs('toString'), vs('Bun')].filter(Boolean).join('; ')}. ` +
-      `Memory beside fs: peak ${fmtRatio(ours.peakRss / stats.fs.peakRss)} (${signed(ours.peakRss - stats.fs.peakRss)}), ` +
-      `held ${fmtRatio(ours.heldRss / stats.fs.heldRss)}, idle ${signed(ours.idleRss - stats.fs.idleRss)}.`,
-    '',
-  )
+  out.push(`Ours (default) is ${[vs('fs'), vs('toString'), vs('Bun')].filter(Boolean).join('; ')}. ${memoryBeside('fs', ours, stats.fs)}`, '')
   if (deno) {
     const [own, fsOn, toStringOn] = [stats['Deno ours'], stats['Deno fs'], stats['Deno toString']]
     out.push(
       `Under Deno ${denoVersion}, ours is ${fmtRatio(fsOn.median / own.median)} its fs (median), ${fmtRatio(fsOn.mean / own.mean)} (mean); ` +
-        `${fmtRatio(toStringOn.median / own.median)} its toString (median). ` +
-        `Memory beside its fs: peak ${fmtRatio(own.peakRss / fsOn.peakRss)} (${signed(own.peakRss - fsOn.peakRss)}), ` +
-        `held ${fmtRatio(own.heldRss / fsOn.heldRss)}, idle ${signed(own.idleRss - fsOn.idleRss)}.`,
+        `${fmtRatio(toStringOn.median / own.median)} its toString (median). ${memoryBeside('its fs', own, fsOn)}`,
       '',
     )
   }
+}
+
+/** The sentence on a reader's memory (`it`) beside another's (`base`, named `name`). */
+function memoryBeside(name, it, base) {
+  return (
+    `Memory beside ${name}: peak ${fmtRatio(it.peakRss / base.peakRss)} (${signed(it.peakRss - base.peakRss)}), ` +
+    `held ${fmtRatio(it.heldRss / base.heldRss)}, idle ${signed(it.idleRss - base.idleRss)}.`
+  )
 }
 
 const signed = (bytes) => `${bytes >= 0 ? '+' : '−'}${fmtMiB(Math.abs(bytes))}`

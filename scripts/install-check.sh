@@ -270,12 +270,12 @@ expect "Bun runtime" "require + import" bun_runtime
 # ------------------------------------------------------------------ deno
 step "Deno $("$deno" --version | head -1)"
 deno_project="$(new_project deno-project)"
+cp scripts/install-smoke.js "$deno_project/smoke.cjs"
 # Deno installs nothing published less than a day ago unless told otherwise.
 deno_in_project() { in_project "$deno_project" "$node_main" with_env DENO_DIR="$work/deno-cache" "$deno" "$@"; }
 expect "Deno install" "install" deno_in_project install --minimum-dependency-age=0
 expect "Deno install" "platform package installed" has_binary "$deno_project/node_modules/.deno/readfile-utf8-$platform@$version/node_modules"
 deno_runtime() {
-  cp scripts/install-smoke.js "$deno_project/smoke.cjs"
   deno_in_project run --allow-read --allow-write --allow-env --allow-ffi --allow-sys smoke.cjs simdutf require import
 }
 expect "Deno runtime" "require + import" deno_runtime

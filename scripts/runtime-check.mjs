@@ -14,17 +14,18 @@ import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import { createRequire } from 'node:module'
-import os from 'node:os'
 import path from 'node:path'
 import process from 'node:process'
 
 const require = createRequire(import.meta.url)
 const ROOT = path.join(path.dirname(new URL(import.meta.url).pathname), '..')
 const r = require(ROOT)
+const { scratch, thrown, defaultPeakBound } = require(path.join(ROOT, '__test__', 'helpers.js'))
+const { DENO_RUN } = require(path.join(ROOT, 'benchmark', 'runtimes.js'))
 const MiB = 1 << 20
 
 /** How this runtime runs this script again, in a process of its own. */
-const SELF = [process.execPath, ...(process.versions.deno ? ['run', '-A'] : []), new URL(import.meta.url).pathname]
+const SELF = [process.execPath, ...(process.versions.deno ? DENO_RUN : []), new URL(import.meta.url).pathname]
 
 /** What one step of a loop reads: one file, or all of them at once (a batch, its strings all kept until it returns). */
 const READERS = {
@@ -54,7 +55,6 @@ if (process.argv[2] === 'loop') {
 const RUNTIME = process.versions.deno ? `Deno ${process.versions.deno}` : process.versions.bun ? `Bun ${process.versions.bun}` : `Node ${process.version}`
 console.log(`# ${RUNTIME}`)
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readfile-utf8-runtime-'))
 let pass = 0
 let fail = 0
 async function check(name, fn) {
@@ -91,7 +91,7 @@ const SIZES = [0, 1, 63, 1024, 16 * 1024, 300 * 1024, 1536 * 1024, 5 * MiB]
 const files = []
 for (const kind of KINDS) {
   for (const size of SIZES) {
-    const file = path.join(dir, `${kind}-${size}.txt`)
+    const file = scratch(`${kind}-${size}.txt`)
     fs.writeFileSync(file, text(kind, size))
     files.push({ kind, size, file })
   }
@@ -133,17 +133,9 @@ await check("decodeUtf8 === buffer.toString('utf8')", () => {
 })
 
 await check("errors are fs's, field by field (ENOENT, EISDIR)", () => {
-  for (const target of [path.join(dir, 'missing.txt'), dir]) {
-    const caught = (read) => {
-      try {
-        read()
-      } catch (err) {
-        return err
-      }
-      assert.fail(`no error for ${target}`)
-    }
-    const ours = caught(() => r.readFileUtf8(target))
-    const theirs = caught(() => fs.readFileSync(target, 'utf8'))
+  for (const target of [scratch('missing.txt'), path.dirname(scratch('missing.txt'))]) {
+    const ours = thrown(() => r.readFileUtf8(target))
+    const theirs = thrown(() => fs.readFileSync(target, 'utf8'))
     for (const field of ['name', 'message', 'code', 'errno', 'syscall', 'path']) {
       assert.equal(ours[field], theirs[field], `${target}: ${field}`)
     }
@@ -164,7 +156,7 @@ function peaksWithin(ours, theirs, steps, over) {
   const fsLoop = run(theirs)
   const ourLoop = run(ours)
   assert.equal(ourLoop.chars, fsLoop.chars)
-  const bound = Math.max(1.25 * fsLoop.peak, fsLoop.peak + 128 * MiB)
+  const bound = defaultPeakBound(fsLoop.peak / MiB) * MiB
   console.log(`# peak RSS: ${ours} ${mib(ourLoop.peak)}, ${theirs} ${mib(fsLoop.peak)}, bound ${mib(bound)}`)
   assert.ok(ourLoop.peak <= bound, `${ours} peaked at ${mib(ourLoop.peak)}, over ${mib(bound)}`)
 }
@@ -175,7 +167,6 @@ await check("a loop of batches of large files peaks within max(1.25 × fs's, fs'
   peaksWithin('ours-batch', 'fs-batch', 100, batch),
 )
 
-fs.rmSync(dir, { recursive: true, force: true })
 console.log(`# pass ${pass}`)
 console.log(`# fail ${fail}`)
 process.exit(fail === 0 ? 0 : 1)
