@@ -26,9 +26,20 @@ const rounds = Math.round(opts.number('rounds', 3, 1))
 /** ns per call of each contender's loop over `file`, median of `rounds` fresh processes each. */
 function timeLoops(contenders, file, heapMib) {
   const byName = Object.fromEntries(contenders.map((c) => [c.name, c]))
-  const argv = (name) => [path.join(__dirname, 'loop-child.js'), byName[name].reader, file, '--ms', String(loopMs), '--heap-mib', String(heapMib)]
-  const runs = inChildren(Object.keys(byName), rounds, argv, [], (name) => byName[name].runtime)
+  const runs = inChildren(Object.keys(byName), rounds, loopArgv(byName, file, heapMib), [], (name) => byName[name].runtime)
   return contenders.map((c) => median(runs[c.name].map((r) => r.nsPerCall)))
+}
+
+/** ns per call that V8's GC took in our loop over `file`, from `rounds` processes of their own (loop-child.js --gc). */
+function ourGcTime(contenders, file, heapMib) {
+  const byName = Object.fromEntries(contenders.map((c) => [c.name, c]))
+  const argv = (name) => [...loopArgv(byName, file, heapMib)(name), '--gc']
+  return median(inChildren(['ours'], rounds, argv).ours.map((r) => r.gcNsPerCall))
+}
+
+/** loop-child.js's arguments for a contender by name. */
+function loopArgv(byName, file, heapMib) {
+  return (name) => [path.join(__dirname, 'loop-child.js'), byName[name].reader, file, '--ms', String(loopMs), '--heap-mib', String(heapMib)]
 }
 
 function main() {
@@ -42,7 +53,9 @@ function main() {
     `readFileUtf8 on Node ${process.version} against fs.readFileSync(p, 'utf8') on the same Node and on Bun ${bunVersion}: ` +
       `a ${loopMs} ms plain loop per reader, each in a fresh process, median of ${rounds} round(s); ` +
       `"loaded": the process first fills its heap with ~${LOADED_HEAP_MIB} MiB of live objects. ` +
-      'ours / Bun is our time over Bun\'s (under 1.00 is faster than Bun).',
+      'ours / Bun is our time over Bun\'s (under 1.00 is faster than Bun). ' +
+      'ours: GC is the part of our time per call that V8\'s garbage collector took, collecting the loop\'s strings ' +
+      '(v8.GCProfiler, in processes of their own, since it slows each GC).',
     '',
   ]
   const rows = []
@@ -53,14 +66,15 @@ function main() {
       for (const heapMib of [0, LOADED_HEAP_MIB]) {
         process.stderr.write(`bun: ${content} ${sizeLabel(size)}${heapMib ? ' loaded' : ''}\n`)
         const [ours, fs, b] = timeLoops(contenders, file, heapMib)
-        row.push(fmtTime(ours), fmtTime(fs), fmtTime(b), (ours / b).toFixed(2), fmtRatio(fs / ours))
+        const gc = ourGcTime(contenders, file, heapMib)
+        row.push(fmtTime(ours), fmtTime(gc), fmtTime(fs), fmtTime(b), (ours / b).toFixed(2), fmtRatio(fs / ours))
       }
       rows.push(row)
     }
   }
   const columns = [['content', 'l'], ['size', 'l']]
   for (const heap of ['', 'loaded ']) {
-    columns.push([`${heap}ours`, 'r'], [`${heap}fs`, 'r'], [`${heap}Bun`, 'r'], [`${heap}ours / Bun`, 'r'], [`${heap}fs / ours`, 'r'])
+    columns.push([`${heap}ours`, 'r'], [`${heap}ours: GC`, 'r'], [`${heap}fs`, 'r'], [`${heap}Bun`, 'r'], [`${heap}ours / Bun`, 'r'], [`${heap}fs / ours`, 'r'])
   }
   out.push(table(columns, rows))
   process.stdout.write(out.join('\n') + '\n')

@@ -4,14 +4,18 @@
 // fresh memory are paid inside the loop. Run by matrix.js and memory.js:
 //
 //   node [--expose-gc] benchmark/loop-child.js <ours|lean|fs> <file> [--ms N] [--min-calls N]
-//        [--calls N] [--async --concurrency N] [--idle-ms N] [--heap-mib N]
+//        [--calls N] [--async --concurrency N] [--idle-ms N] [--heap-mib N] [--gc]
 //
 // The loop runs for --ms and at least --min-calls calls, or exactly --calls calls.
 // --heap-mib: first fill the heap with about N MiB of small live objects, as a
 // compiler's or bundler's heap is filled, so that every full GC marks them.
+// --gc (Node only): also report the time V8's garbage collector took during the
+// timed loop (v8.GCProfiler), which itself costs time at every GC: the bench
+// reads it from a process of its own, not the one it times.
 //
-// Prints one JSON line: { nsPerCall, calls, peakRss, idleRss } (bytes; idleRss:
-// RSS after gc() and --idle-ms of idleness, when --idle-ms is given).
+// Prints one JSON line: { nsPerCall, calls, peakRss, idleRss, gcNsPerCall, gcs }
+// (bytes; idleRss: RSS after gc() and --idle-ms of idleness, when --idle-ms is
+// given; gcNsPerCall and gcs, the GC time per call and how many GCs, with --gc).
 const { parseArgs } = require('node:util')
 
 const { SYNC_READERS, ASYNC_READERS, textLength } = require('./readers')
@@ -27,6 +31,7 @@ const { values, positionals } = parseArgs({
     concurrency: { type: 'string', default: '64' },
     'idle-ms': { type: 'string' },
     'heap-mib': { type: 'string', default: '0' },
+    gc: { type: 'boolean', default: false },
   },
 })
 const [name, file] = positionals
@@ -81,7 +86,15 @@ async function main() {
   } else {
     // A short warm-up sets how many calls go between two looks at the clock.
     const warm = values.calls ? undefined : syncLoop(read, Number(values['warmup-ms']), 1, 1)
+    const profiler = values.gc ? new (require('node:v8').GCProfiler)() : undefined
+    profiler?.start()
     result = syncLoop(read, ms, minCalls, warm ? Math.max(1, Math.floor(1e5 / warm.nsPerCall)) : 1)
+    const gcs = profiler?.stop().statistics
+    if (gcs) {
+      // Each GC's cost is in microseconds.
+      result.gcNsPerCall = (gcs.reduce((sum, one) => sum + one.cost, 0) * 1000) / result.calls
+      result.gcs = gcs.length
+    }
   }
   result.peakRss = process.resourceUsage().maxRSS * 1024
   result.liveObjects = kept.length
