@@ -23,32 +23,30 @@ const opts = suiteOptions(
 const loopMs = opts.number('loop-ms', 250, 100)
 const rounds = Math.round(opts.number('rounds', 3, 1))
 
-/** ns per call of each contender's loop over `file`, median of `rounds` fresh processes each. */
-function timeLoops(contenders, file, heapMib) {
-  const byName = Object.fromEntries(contenders.map((c) => [c.name, c]))
+/** ns per call of each contender's loop over `file` (by name), median of `rounds` fresh processes each. */
+function timeLoops(byName, file, heapMib) {
   const runs = inChildren(Object.keys(byName), rounds, loopArgv(byName, file, heapMib), [], (name) => byName[name].runtime)
-  return contenders.map((c) => median(runs[c.name].map((r) => r.nsPerCall)))
+  return Object.keys(byName).map((name) => median(runs[name].map((r) => r.nsPerCall)))
 }
 
 /** ns per call that V8's GC took in our loop over `file`, from `rounds` processes of their own (loop-child.js --gc). */
-function ourGcTime(contenders, file, heapMib) {
-  const byName = Object.fromEntries(contenders.map((c) => [c.name, c]))
-  const argv = (name) => [...loopArgv(byName, file, heapMib)(name), '--gc']
+function ourGcTime(byName, file, heapMib) {
+  const argv = loopArgv(byName, file, heapMib, ['--gc'])
   return median(inChildren(['ours'], rounds, argv).ours.map((r) => r.gcNsPerCall))
 }
 
-/** loop-child.js's arguments for a contender by name. */
-function loopArgv(byName, file, heapMib) {
-  return (name) => [path.join(__dirname, 'loop-child.js'), byName[name].reader, file, '--ms', String(loopMs), '--heap-mib', String(heapMib)]
+/** loop-child.js's arguments for a contender by name, then `more`. */
+function loopArgv(byName, file, heapMib, more = []) {
+  return (name) => [path.join(__dirname, 'loop-child.js'), byName[name].reader, file, '--ms', String(loopMs), '--heap-mib', String(heapMib), ...more]
 }
 
 function main() {
   const { bin: bun, version: bunVersion } = findBun({ given: opts.values.bun, suite: 'bun', required: true })
-  const contenders = [
-    { name: 'ours', runtime: process.execPath, reader: 'ours' },
-    { name: 'fs', runtime: process.execPath, reader: 'fs' },
-    { name: 'Bun', runtime: bun, reader: 'fs' },
-  ]
+  const contenders = {
+    ours: { runtime: process.execPath, reader: 'ours' },
+    fs: { runtime: process.execPath, reader: 'fs' },
+    Bun: { runtime: bun, reader: 'fs' },
+  }
   const out = [
     `readFileUtf8 on Node ${process.version} against fs.readFileSync(p, 'utf8') on the same Node and on Bun ${bunVersion}: ` +
       `a ${loopMs} ms plain loop per reader, each in a fresh process, median of ${rounds} round(s); ` +

@@ -62,10 +62,11 @@ pnpm_bin="$(bash scripts/get-tool.sh pnpm "$PNPM_VERSION")/pnpm"
 yarn_js="$(bash scripts/get-tool.sh @yarnpkg/cli-dist "$YARN_VERSION")/bin/yarn.js"
 esbuild_bin="$(bash scripts/get-tool.sh esbuild "$ESBUILD_VERSION")/bin/esbuild"
 bun="$(bash scripts/get-runtime.sh bun)"
+bun_version="$("$bun" --version)"
 deno="$(bash scripts/get-runtime.sh deno)"
 oldest_node="$(bash scripts/get-node.sh "$OLDEST_NODE")"
 old_node="$(bash scripts/get-node.sh "$OLD_NODE")"
-echo "pnpm $PNPM_VERSION, yarn $YARN_VERSION, esbuild $ESBUILD_VERSION, bun $("$bun" --version), node $OLDEST_NODE and $OLD_NODE"
+echo "pnpm $PNPM_VERSION, yarn $YARN_VERSION, esbuild $ESBUILD_VERSION, bun $bun_version, node $OLDEST_NODE and $OLD_NODE"
 
 # A PATH with node and npm only: no cargo, rustc, cc, c++ or compilers at all.
 # Each node binary gets a folder of its own holding just a link to it.
@@ -255,7 +256,7 @@ expect "Yarn node-modules" "platform package installed" has_binary "$nm_project/
 smoke "Yarn node-modules" "$nm_project" "$node_main" simdutf "${ALL_CHECKS[@]}"
 
 # ------------------------------------------------------------------ bun
-step "Bun $("$bun" --version)"
+step "Bun $bun_version"
 bun_project="$(new_project bun-project)"
 printf '[install]\nregistry = "%s"\n[install.cache]\ndir = "%s"\n' "$url" "$work/bun-cache" >"$bun_project/bunfig.toml"
 expect "Bun install" "install" in_project "$bun_project" "$node_main" "$bun" install

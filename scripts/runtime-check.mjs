@@ -21,6 +21,7 @@ const require = createRequire(import.meta.url)
 const ROOT = path.join(path.dirname(new URL(import.meta.url).pathname), '..')
 const r = require(ROOT)
 const { scratch, thrown, defaultPeakBound } = require(path.join(ROOT, '__test__', 'helpers.js'))
+const { BASES, bigBuffer } = require(path.join(ROOT, '__test__', 'cases.js'))
 const { DENO_RUN } = require(path.join(ROOT, 'benchmark', 'runtimes.js'))
 const MiB = 1 << 20
 
@@ -69,24 +70,16 @@ async function check(name, fn) {
   }
 }
 
-/** `size` bytes of a kind of text (invalid: UTF-8 with a stray byte every ~4 KiB and a cut character at the end). */
+/** `size` bytes of a kind of text: the test suites' repeated texts, and invalid: mixed text with a stray byte every ~4 KiB and a cut character at the end. */
 function text(kind, size) {
-  const unit = {
-    ascii: 'const x = read(path) // a line of code\n',
-    latin1: 'café crème brûlée, ÿ déjà\n',
-    mixed: 'naïve 中文 текст 😀 mixed\n',
-    cjk: '漢字かなカナ한국어\n',
-    invalid: 'valid é 中 😀 text\n',
-  }[kind]
-  const buf = Buffer.alloc(size, unit)
-  if (kind === 'invalid') {
-    for (let at = 4000; at < size; at += 4096) buf[at] = 0xff
-    if (size >= 2) buf.set([0xe4, 0xb8].slice(0, Math.min(2, size)), size - Math.min(2, size))
-  }
+  if (kind !== 'invalid') return bigBuffer(BASES[kind], size)
+  const buf = bigBuffer(BASES.utf8_mixed, size)
+  for (let at = 4000; at < size; at += 4096) buf[at] = 0xff
+  if (size >= 2) buf.set([0xe4, 0xb8].slice(0, Math.min(2, size)), size - Math.min(2, size))
   return buf
 }
 
-const KINDS = ['ascii', 'latin1', 'mixed', 'cjk', 'invalid']
+const KINDS = [...Object.keys(BASES), 'invalid']
 const SIZES = [0, 1, 63, 1024, 16 * 1024, 300 * 1024, 1536 * 1024, 5 * MiB]
 const files = []
 for (const kind of KINDS) {
