@@ -6,12 +6,10 @@
 // failed, goes to fs as it stands (./answers), which then answers (or fails)
 // exactly as it always does.
 const fs = require('node:fs')
-const EventEmitter = require('node:events')
 
 const native = require('./native')
 const answers = require('./answers')
-const { noteHeap } = require('./heap')
-const { failure, FS_ANSWERS } = require('./errors')
+const { abortError, failure, FS_ANSWERS } = require('./errors')
 const { DELEGATE, isUtf8, requestedEncoding, readerFlags, utf8Request, asUtf8Options } = require('./options')
 const { nativeArgument, hasNul } = require('./paths')
 const { readFdAsync } = require('./fd-async')
@@ -60,7 +58,6 @@ function onAbort(signal, stop) {
 function startNative(arg, flags, signal) {
   const listens = typeof signal?.addEventListener === 'function'
   const cancel = listens ? new native.ReadCancel() : undefined
-  noteHeap()
   let reading
   if (typeof arg === 'string') reading = native.readPathAsync(arg, flags, cancel)
   else if (typeof arg === 'number') reading = native.readFdAsync(arg, cancel)
@@ -73,29 +70,6 @@ function startNative(arg, flags, signal) {
     })
     reading.then(resolve, reject).finally(forget)
   })
-}
-
-let AbortErrorClass
-/**
- * The AbortError fs gives for an aborted signal: Node's own (internal) class,
- * borrowed from `events.on`, which throws one synchronously for an aborted signal.
- */
-function abortError(signal) {
-  if (AbortErrorClass === undefined) {
-    try {
-      EventEmitter.on(new EventEmitter(), 'x', { signal: AbortSignal.abort() })
-    } catch (err) {
-      if (err?.name === 'AbortError') AbortErrorClass = err.constructor
-    }
-    AbortErrorClass ??= class AbortError extends Error {
-      constructor(message = 'The operation was aborted', options = undefined) {
-        super(message, options)
-        this.code = 'ABORT_ERR'
-        this.name = 'AbortError'
-      }
-    }
-  }
-  return new AbortErrorClass(undefined, { cause: signal.reason })
 }
 
 /**
@@ -200,4 +174,4 @@ const hooks = {
   promisesReadFile: answers.ourFunction('promisesReadFile', promisesReadFileAnsweredBy(answers.hooked)),
 }
 
-module.exports = { readFileUtf8Async, readFile, promisesReadFile, hooks, abortError }
+module.exports = { readFileUtf8Async, readFile, promisesReadFile, hooks }

@@ -13,17 +13,14 @@ const { constants } = require('node:fs')
 
 const native = require('./native')
 const answers = require('./answers')
-const { noteHeap } = require('./heap')
-const { stringTooLong, FS_ANSWERS, STRING_TOO_LONG, TOO_LARGE } = require('./errors')
-const { abortError, readFileUtf8Async } = require('./async')
+const { abortError, stringTooLong, FS_ANSWERS, STRING_TOO_LONG, TOO_LARGE } = require('./errors')
+const { readFileUtf8Async } = require('./async')
 const { readFileUtf8 } = require('./sync')
 const { DELEGATE, isUtf8, openFlags } = require('./options')
 const { nativeArgument } = require('./paths')
 
-/** Most threads a batch may use (src/limits.rs BATCH_MAX_THREADS). */
-const MAX_CONCURRENCY = 256
-/** The default: every core, up to this many; beyond it, reads wait on the disk or the page cache. */
-const DEFAULT_MAX_CONCURRENCY = 16
+/** Most threads a batch may use, and the default's cap (lib/limits.json). */
+const { BATCH_MAX_THREADS: MAX_CONCURRENCY, BATCH_DEFAULT_THREADS: DEFAULT_MAX_CONCURRENCY } = require('./limits')
 
 const hasNative = typeof native.readFilesOpen === 'function'
 
@@ -194,7 +191,6 @@ function readFilesUtf8(paths, options) {
   }
   const args = nativeArgs(paths)
   settleSoon()
-  noteHeap(true)
   const handle = native.readFilesOpen(args, o.flags, o.concurrency, readAhead(o.flags, o.returnErrors))
   const out = []
   try {
@@ -236,7 +232,6 @@ function nativeBatch(args, o) {
         finish(err)
       }
     }
-    noteHeap(true)
     handle = native.readFilesStart(args, o.flags, o.concurrency, onReady)
     o.signal?.addEventListener('abort', onAbort, { once: true })
   })

@@ -5,48 +5,35 @@ const { isAnyArrayBuffer, isArrayBufferView, isUint8Array, isSharedArrayBuffer }
 const { Buffer, constants: bufferConstants } = require('node:buffer')
 
 const native = require('./native')
-const { noteHeap } = require('./heap')
+const limits = require('./limits')
 const { stringTooLong } = require('./errors')
 
 const { MAX_STRING_LENGTH } = bufferConstants
 
 /**
- * Which decoder takes an input, by its length in bytes, per Node major line:
- * from `all` bytes on the native one; from `cut` bytes on also any shorter
- * input that starts or ends inside a character (Node's decoder takes its slow
- * path for any invalid input); below, Node's own decoder, the function
- * `buffer.toString('utf8', start, end)` ends in. Below `asciiBelow` bytes, an
- * input whose sampled bytes are all ASCII goes to Node's decoder whatever its
- * length. Measured (toString vs native, alternating rounds in one process,
- * every content class; the figures are in the commit messages).
+ * Which decoder takes an input, by its length in bytes, per Node line (from
+ * lib/limits.json): from `all` bytes on the native one; from `cut` bytes on
+ * also any shorter input that starts or ends inside a character (Node's
+ * decoder takes its slow path for any invalid input); below, Node's own
+ * decoder, the function `buffer.toString('utf8', start, end)` ends in. Below
+ * `asciiBelow` bytes, an input whose sampled bytes are all ASCII goes to
+ * Node's decoder whatever its length.
  */
-const ROUTES = {
-  // V8's scalar decoder: native wins on any non-ASCII text; on ASCII our call costs more than V8's copy below `all`.
-  20: { all: 512, cut: 256, asciiBelow: 0 },
-  // The same decoder, and the same crossovers, as Node 20.
-  22: { all: 512, cut: 256, asciiBelow: 0 },
-  // simdutf-backed decoder: on valid text native is at best at par below `all` (a copy into V8 plus our call),
-  // where our strings start to be external (limits::EXTERNAL_FROM_BEFORE_26), ASCII too.
-  24: { all: 128 << 10, cut: 256, asciiBelow: 0 },
-  // As Node 24, and its valid-text decoding keeps up with ours to larger inputs still.
-  26: { all: 192 << 10, cut: 256, asciiBelow: 1 << 20 },
-}
+const ROUTE_VALUES = { all: limits.table.tuned.DECODE_NATIVE_FROM, cut: limits.table.tuned.DECODE_NATIVE_FROM_IF_CUT, asciiBelow: limits.table.tuned.DECODE_ASCII_TO_NODE_BELOW }
+const LINES = [...new Set(Object.values(ROUTE_VALUES).flatMap((entry) => Object.keys(entry.byNode ?? {})))].map(Number)
+const ROUTES = Object.fromEntries(
+  LINES.map((line) => [line, Object.fromEntries(Object.entries(ROUTE_VALUES).map(([key, entry]) => [key, limits.valueOn(entry, line)]))]),
+)
 /** The running Node's routes. */
 const { all: NATIVE_FROM, cut: NATIVE_FROM_IF_CUT, asciiBelow: ASCII_TO_NODE_BELOW } = routesFor(process.versions.node)
 
-/** A line not in the table is taken to behave like the nearest one measured. */
+/** A line not in the table is taken to behave like the nearest one measured (the newer between two). */
 function routesFor(version) {
-  const major = Number(version.split('.')[0])
-  // Nearest first; between two (an odd line), the newer: an odd line leads to
-  // the next even one and already has its changes.
-  const byDistance = Object.keys(ROUTES)
-    .map(Number)
-    .sort((a, b) => Math.abs(a - major) - Math.abs(b - major) || b - a)
-  return ROUTES[byDistance[0]]
+  return ROUTES[limits.nearestLine(ROUTES, Number(version.split('.')[0]))]
 }
 
 /** How many bytes `looksAscii` reads, spread evenly over the range. */
-const ASCII_SAMPLES = 64
+const ASCII_SAMPLES = limits.DECODE_ASCII_SAMPLES
 
 /**
  * True if every sampled byte of `bytes[start..end)` is ASCII: a guess from
@@ -140,7 +127,6 @@ function decodeUtf8(input, start, end) {
   }
   if (!takesNative(bytes, start, end)) return nodeUtf8Slice(bytes, start, end)
   if (end - start > MAX_STRING_LENGTH) return tooLongForUs(bytes, start, end)
-  noteHeap()
   // Another thread may write shared memory while the decoder reads it (twice,
   // for some text): it decodes a copy, which nobody else can change.
   if (isSharedArrayBuffer(bytes.buffer)) return decodeNative(bytes.slice(start, end), true, 0, end - start)

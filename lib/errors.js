@@ -2,6 +2,7 @@
 // The failure codes the native functions return instead of a string
 // (`failure_code` in src/js_string.rs), and the errors we throw ourselves.
 // Every other failure is fs's to answer (./answers), so its error is fs's own.
+const EventEmitter = require('node:events')
 const { getSystemErrorMap } = require('node:util')
 const { constants: bufferConstants } = require('node:buffer')
 
@@ -54,4 +55,27 @@ function failure(code) {
   return systemError(Math.floor(code / 8), SYSCALLS[code % 8])
 }
 
-module.exports = { failure, stringTooLong, FS_ANSWERS, STRING_TOO_LONG, CANCELLED, TOO_LARGE }
+let AbortErrorClass
+/**
+ * The AbortError fs gives for an aborted signal: Node's own (internal) class,
+ * borrowed from `events.on`, which throws one synchronously for an aborted signal.
+ */
+function abortError(signal) {
+  if (AbortErrorClass === undefined) {
+    try {
+      EventEmitter.on(new EventEmitter(), 'x', { signal: AbortSignal.abort() })
+    } catch (err) {
+      if (err?.name === 'AbortError') AbortErrorClass = err.constructor
+    }
+    AbortErrorClass ??= class AbortError extends Error {
+      constructor(message = 'The operation was aborted', options = undefined) {
+        super(message, options)
+        this.code = 'ABORT_ERR'
+        this.name = 'AbortError'
+      }
+    }
+  }
+  return new AbortErrorClass(undefined, { cause: signal.reason })
+}
+
+module.exports = { abortError, failure, stringTooLong, FS_ANSWERS, STRING_TOO_LONG, CANCELLED, TOO_LARGE }

@@ -12,14 +12,15 @@ const fs = require('node:fs')
 const { promisify } = require('node:util')
 const { MAX_STRING_LENGTH } = require('node:buffer').constants
 
-const { stringTooLong } = require('./errors')
+const { abortError, stringTooLong } = require('./errors')
+const { facts } = require('./limits')
 
 // Kept at load time, so a later patch of fs (readfile-utf8/register) cannot loop back to us.
 const { read, readFileSync } = fs
 const fsReadFileAsPromise = promisify(fs.readFile)
 
 /** FileHandle.readFile's chunk (kReadFileBufferLength). */
-const CHUNK = 512 * 1024
+const CHUNK = facts.NODE_READ_CHUNK_BYTES
 
 const readChunk = (fd, buffer) =>
   new Promise((resolve, reject) => read(fd, buffer, 0, buffer.length, null, (err, n) => (err ? reject(err) : resolve(n))))
@@ -48,7 +49,7 @@ async function readFdAsync(fd, options) {
   const chunks = []
   let total = 0
   for (;;) {
-    if (signal?.aborted) throw require('./async').abortError(signal)
+    if (signal?.aborted) throw abortError(signal)
     if (total >= MAX_STRING_LENGTH) throw stringTooLong()
     const buffer = Buffer.allocUnsafe(Math.min(CHUNK, MAX_STRING_LENGTH - total))
     const n = await readChunk(fd, buffer)

@@ -1,22 +1,16 @@
 'use strict'
-// Tells the addon how much its thread's JS heap holds in small objects outside
-// the young generation, once every few calls: large strings become external
-// strings only while that is small, since only a full GC frees them and the
-// pause of one grows with the objects it marks (src/limits.rs). The addon
-// first asks for it (through `heapBytes`) when a string is large enough for
-// it to matter: until then node:v8, which a process pays for in memory, is
-// not loaded.
-const native = require('./native')
-
+// The function that measures what this thread's JS heap holds in small
+// objects outside the young generation, which lib/native.js gives the addon
+// (src/heap.rs): large strings are external only while that is small, since
+// only a full GC frees them and the pause of one grows with the objects it
+// marks. The addon calls it when a string is first large enough for it to
+// matter, and again every few strings (lib/limits.json's HEAP_CHECK_EVERY):
+// until then node:v8, which a process pays for in memory, is not loaded. The
+// figure flows one way, asked for.
 let v8
-let untilCheck = 0
-// Bun's heap is JavaScriptCore's, which V8's rule does not fit, and asking it
-// costs far more: no meter there (0: a heap not known to be large).
-const METERED = process.versions.bun === undefined
 
 /** What the heap holds in small objects outside the young generation. */
 function heapBytes() {
-  if (!METERED) return 0
   v8 ??= require('node:v8')
   let bytes = 0
   // Left out: young objects, which a scavenge frees (the copies a loop of
@@ -29,13 +23,4 @@ function heapBytes() {
   return bytes
 }
 
-native.setHeapMeter(heapBytes)
-
-/** Called before each native read or decode; `now`: whatever the count (a batch). */
-function noteHeap(now = false) {
-  // Nothing to tell until the addon first asked (v8 is loaded then).
-  if (v8 === undefined || (--untilCheck > 0 && !now)) return
-  untilCheck = native.noteHeapBytes(heapBytes())
-}
-
-module.exports = { noteHeap }
+module.exports = { heapBytes }

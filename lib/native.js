@@ -168,10 +168,11 @@ function runtimeReads() {
 const required = nativeRequired()
 const result = load()
 if (result.addon !== undefined) {
+  result.addon.setHeapMeter(require('./heap').heapBytes)
   // Deno runs a Node-API finalizer only once its event loop turns, and Bun
-  // frees an external string late: the buffers of a loop's external strings
-  // would pile up (gigabytes) while the runtime's own strings are collected.
-  if (process.versions.deno !== undefined || process.versions.bun !== undefined) result.addon.copyAllStrings()
+  // frees an external string late: the addon copies every string there
+  // (src/plan.rs).
+  if (process.versions.deno !== undefined || process.versions.bun !== undefined) result.addon.setOtherRuntime()
   module.exports = process.versions.bun === undefined ? result.addon : { ...result.addon, ...runtimeReads() }
 } else {
   const err = noNativeError(result, required)

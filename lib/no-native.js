@@ -21,8 +21,6 @@ module.exports = {
   },
   decodeUtf8: (bytes, start, end) =>
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end),
-  noteHeapBytes: () => 2 ** 30,
-  setHeapMeter: () => {},
   setLeanStrings: (next) => {
     const was = lean
     lean = next

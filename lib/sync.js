@@ -6,7 +6,6 @@ const fs = require('node:fs')
 
 const native = require('./native')
 const answers = require('./answers')
-const { noteHeap } = require('./heap')
 const { failure, stringTooLong, FS_ANSWERS, TOO_LARGE } = require('./errors')
 const { DELEGATE, isUtf8, requestedEncoding, readerFlags, utf8Request, asUtf8Options } = require('./options')
 const { nativeArgument } = require('./paths')
@@ -20,7 +19,6 @@ const { nativeArgument } = require('./paths')
 function readNative(path, flags) {
   const arg = nativeArgument(path)
   if (arg === DELEGATE) return DELEGATE
-  noteHeap()
   let result
   if (typeof arg === 'string') result = native.readPath(arg, flags)
   else if (typeof arg === 'number') result = native.readFd(arg)
@@ -74,7 +72,7 @@ function readFileSyncAnsweredBy(answer) {
 }
 
 /** kIoMaxLength: fs reads no file larger than this into a Buffer. */
-const IO_MAX_LENGTH = 2 ** 31 - 1
+const IO_MAX_LENGTH = require('./limits').facts.NODE_IO_MAX_BYTES
 
 /** Whether the fd `path` is a regular file fs's Buffer path refuses by its size. */
 function overIoMaxLength(path) {

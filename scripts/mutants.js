@@ -162,14 +162,14 @@ const MUTANTS = [
     patches: [
       {
         file: 'src/pipeline.rs',
-        find: '    Ok(facts) => Outcome::Text(transcode::decode(&buf, facts).owning(buf)),',
-        replace: '    Ok(_facts) => Outcome::Text(transcode::Text::Latin1(buf)),',
+        find: '      let decoded = transcode::decode(&buf, facts);\n      let replaced = matches!(decoded, Decoded::Replaced(_));\n      Outcome::Text {\n        text: decoded.owning(buf),\n        replaced,\n      }',
+        replace: '      let _ = facts;\n      Outcome::Text {\n        text: Text::Latin1(buf),\n        replaced: false,\n      }',
       },
       {
         file: 'src/exports/tasks.rs',
         find: '  fn resolve(&mut self, _env: Env, output: Outcome) -> napi::Result<Settled> {\n    Ok(Settled(output))',
         replace:
-          '  fn resolve(&mut self, _env: Env, output: Outcome) -> napi::Result<Settled> {\n    Ok(Settled(match output {\n      Outcome::Text(crate::transcode::Text::Latin1(bytes)) => {\n        Outcome::Text(crate::transcode::decode(&bytes, Default::default()).owning(bytes))\n      }\n      other => other,\n    }))',
+          '  fn resolve(&mut self, _env: Env, output: Outcome) -> napi::Result<Settled> {\n    Ok(Settled(match output {\n      Outcome::Text { text: crate::outcome::Text::Latin1(bytes), .. } => {\n        let replaced = matches!(crate::transcode::decode(&bytes, Default::default()), crate::outcome::Decoded::Replaced(_));\n        Outcome::Text { text: crate::transcode::decode(&bytes, Default::default()).owning(bytes), replaced }\n      }\n      other => other,\n    }))',
       },
     ],
     tests: ['async.test.js'],
@@ -206,9 +206,9 @@ const MUTANTS = [
     bug: "before Node 26, strings that fit V8's regular pages are made external (the old 64 KiB), where a copy is cheaper",
     patches: [
       {
-        file: 'src/v8.rs',
-        find: 'pub(crate) const MAX_REGULAR_OBJECT_BYTES: usize = 128 << 10;',
-        replace: 'pub(crate) const MAX_REGULAR_OBJECT_BYTES: usize = 64 << 10;',
+        file: 'lib/limits.json',
+        find: '"MAX_REGULAR_OBJECT_BYTES": { "value": "128 KiB",',
+        replace: '"MAX_REGULAR_OBJECT_BYTES": { "value": "64 KiB",',
       },
     ],
     tests: ['memory-mode.test.js'],
@@ -233,7 +233,7 @@ const MUTANTS = [
     patches: [
       {
         file: 'src/external_memory.rs',
-        find: '  if before < EXTERNAL_MEMORY_STEP {\n',
+        find: '  if before < STEP {\n',
         replace: '  if before < u64::MAX {\n',
       },
     ],
@@ -259,8 +259,8 @@ const MUTANTS = [
     patches: [
       {
         file: 'src/read/syscalls.rs',
-        find: 'read_open_fd(fd, Split::Never, usize::MAX, cancel, buf)',
-        replace: 'read_open_fd(fd, Split::Allowed, usize::MAX, cancel, buf)',
+        find: 'read_open_fd(fd, false, usize::MAX, cancel, buf)',
+        replace: 'read_open_fd(fd, true, usize::MAX, cancel, buf)',
       },
     ],
     tests: ['special-files.test.js'],
@@ -311,7 +311,7 @@ const MUTANTS = [
     id: 'batch-extra-reader',
     area: 'batch control flow',
     bug: 'a sync batch starts one reader thread more than its concurrency allows (one with concurrency 1)',
-    patches: [{ file: 'src/exports/batch.rs', find: '    _ => (concurrency.clamp(1, MAX_THREADS) as usize - 1)', replace: '    _ => (concurrency.clamp(1, MAX_THREADS) as usize)' }],
+    patches: [{ file: 'src/exports/batch/mod.rs', find: '    _ => (concurrency.clamp(1, max_threads()) as usize - 1)', replace: '    _ => (concurrency.clamp(1, max_threads()) as usize)' }],
     tests: ['side-effects.test.js'],
   },
   {
@@ -328,7 +328,7 @@ const MUTANTS = [
     id: 'batch-cancel-noop',
     area: 'batch control flow',
     bug: "an aborted async batch's readers are never stopped: they read on and keep the process alive",
-    patches: [{ file: 'src/exports/batch.rs', find: '  handle.0.end(false);\n}', replace: '  let _ = handle;\n}' }],
+    patches: [{ file: 'src/exports/batch/mod.rs', find: '  handle.0.end(false);\n}', replace: '  let _ = handle;\n}' }],
     tests: ['side-effects.test.js'],
   },
   {
@@ -363,7 +363,7 @@ const MUTANTS = [
     id: 'routes-nearest',
     area: 'per-Node routes',
     bug: "an unmeasured Node line (21, 23) gets the newest measured line's routes, not the nearest",
-    patches: [{ file: 'lib/decode.js', find: '    .sort((a, b) => Math.abs(a - major) - Math.abs(b - major) || b - a)', replace: '    .sort((a, b) => (a === major ? -1 : b === major ? 1 : b - a))' }],
+    patches: [{ file: 'lib/limits.js', find: '    .sort((a, b) => Math.abs(a - major) - Math.abs(b - major) || b - a)[0]', replace: '    .sort((a, b) => (a === major ? -1 : b === major ? 1 : b - a))[0]' }],
     tests: ['decode-routes.test.js'],
   },
   {

@@ -30,45 +30,52 @@ use std::sync::{Mutex, MutexGuard};
 
 use napi::sys;
 
-use crate::v8::EXTERNAL_MEMORY_STEP;
+use crate::limits::facts::EXTERNAL_MEMORY_STEP;
 
-/// The window of bytes reported on their own, when the string was made.
-const REPORTED_ALONE: u64 = 0;
+const STEP: u64 = EXTERNAL_MEMORY_STEP as u64;
+
+/// Where an external string's bytes were counted: in a sync batch's tally,
+/// reported after the batch, or `REPORTED_ALONE`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Tally(u64);
+
+/// The tally of bytes reported on their own, when the string was made.
+const REPORTED_ALONE: Tally = Tally(0);
 
 /// The bytes of one batch's strings not yet reported to V8.
 struct Owed {
   /// The env the batch ran on (as an address: only compared).
   env: usize,
-  window: u64,
-  /// Bytes made minus bytes finalized since the window opened; after a
+  tally: Tally,
+  /// Bytes made minus bytes finalized since the tally opened; after a
   /// report began, the finalized bytes that report already covered (≤ 0).
   bytes: i64,
   /// The batch is still making strings.
   open: bool,
-  /// Bytes of external strings made in this window: alive until the batch
+  /// Bytes of external strings made in this tally: alive until the batch
   /// returns, they are no sign of a stalled GC (`copies_instead`).
   made: u64,
 }
 
 impl Owed {
-  /// The window of a batch still making strings on `env`.
+  /// The tally of a batch still making strings on `env`.
   fn is_open_on(&self, env: sys::napi_env) -> bool {
     self.open && self.env == env as usize
   }
 }
 
-/// The windows not yet reported, of every env (Workers have their own).
-struct Windows {
+/// The tallies not yet reported, of every env (Workers have their own).
+struct Tallies {
   owed: Vec<Owed>,
-  /// The envs whose teardown forgets their windows (`forget_env`).
+  /// The envs whose teardown forgets their tallies (`forget_env`).
   envs: Vec<usize>,
 }
 
-static WINDOWS: Mutex<Windows> = Mutex::new(Windows {
+static TALLIES: Mutex<Tallies> = Mutex::new(Tallies {
   owed: Vec::new(),
   envs: Vec::new(),
 });
-static LAST_WINDOW: AtomicU64 = AtomicU64::new(REPORTED_ALONE);
+static LAST_TALLY: AtomicU64 = AtomicU64::new(0);
 
 /// Bytes of external strings made since V8 last took one back (any env),
 /// then of the copies made instead while stalled.
@@ -79,9 +86,9 @@ fn restart_since_collected() {
   SINCE_COLLECTED.store(0, Ordering::Relaxed);
 }
 
-fn windows() -> MutexGuard<'static, Windows> {
+fn tallies() -> MutexGuard<'static, Tallies> {
   // Never held across a call into V8, whose GC runs finalizers that take it.
-  WINDOWS.lock().unwrap_or_else(|e| e.into_inner())
+  TALLIES.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn adjust(env: sys::napi_env, change: i64) {
@@ -90,27 +97,27 @@ fn adjust(env: sys::napi_env, change: i64) {
   unsafe { sys::napi_adjust_external_memory(env, change, &mut total) };
 }
 
-/// A new external string's `bytes`: owed in its env's open batch window if
-/// there is one, else reported now. Returns the window (`REPORTED_ALONE`).
-pub(crate) fn add(env: sys::napi_env, bytes: i64) -> u64 {
+/// A new external string's `bytes`: owed in its env's open batch tally if
+/// there is one, else reported now. Returns the tally (`REPORTED_ALONE`).
+pub(crate) fn add(env: sys::napi_env, bytes: i64) -> Tally {
   SINCE_COLLECTED.fetch_add(bytes as u64, Ordering::Relaxed);
-  let window = windows().owed.iter_mut().find(|o| o.is_open_on(env)).map(|o| {
+  let tally = tallies().owed.iter_mut().find(|o| o.is_open_on(env)).map(|o| {
     o.bytes += bytes;
     o.made += bytes as u64;
-    o.window
+    o.tally
   });
-  window.unwrap_or_else(|| {
+  tally.unwrap_or_else(|| {
     adjust(env, bytes);
     REPORTED_ALONE
   })
 }
 
-/// Takes back the `bytes` that `add` reported or owed in `window` (from a
+/// Takes back the `bytes` that `add` reported or owed in `tally` (from a
 /// finalizer, on any thread).
-pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
+pub(crate) fn subtract(env: sys::napi_env, bytes: i64, tally: Tally) {
   restart_since_collected();
-  if window != REPORTED_ALONE {
-    if let Some(o) = windows().owed.iter_mut().find(|o| o.window == window) {
+  if tally != REPORTED_ALONE {
+    if let Some(o) = tallies().owed.iter_mut().find(|o| o.tally == tally) {
       o.bytes -= bytes;
       return;
     }
@@ -129,14 +136,14 @@ pub(crate) fn subtract(env: sys::napi_env, bytes: i64, window: u64) {
 /// who keeps every string (none ever collected) loses only part of the speed.
 pub(crate) fn copies_instead(env: sys::napi_env, bytes: usize) -> bool {
   let since = SINCE_COLLECTED.load(Ordering::Relaxed);
-  let Some(own) = windows().owed.iter().find(|o| o.is_open_on(env)).map(|o| o.made) else {
+  let Some(own) = tallies().owed.iter().find(|o| o.is_open_on(env)).map(|o| o.made) else {
     return false;
   };
   let before = since.saturating_sub(own);
-  if before < EXTERNAL_MEMORY_STEP {
+  if before < STEP {
     return false;
   }
-  if before >= 2 * EXTERNAL_MEMORY_STEP {
+  if before >= 2 * STEP {
     restart_since_collected();
   } else {
     SINCE_COLLECTED.fetch_add(bytes as u64, Ordering::Relaxed);
@@ -146,15 +153,15 @@ pub(crate) fn copies_instead(env: sys::napi_env, bytes: usize) -> bool {
 
 /// Reports the bytes that the ended batches of `env` still owe.
 pub(crate) fn report_ended_batches(env: sys::napi_env) {
-  report_windows(env, |o| !o.open);
+  report_tallies(env, |o| !o.open);
 }
 
-/// Reports what the windows of `env` chosen by `which` owe, and forgets them.
-fn report_windows(env: sys::napi_env, which: impl Fn(&Owed) -> bool) {
+/// Reports what the tallies of `env` chosen by `which` owe, and forgets them.
+fn report_tallies(env: sys::napi_env, which: impl Fn(&Owed) -> bool) {
   let chosen = |o: &Owed| o.env == env as usize && which(o);
   // Reported first, forgotten after: a finalizer in between subtracts from
-  // the window (making it negative), which is then subtracted from V8.
-  let sum: i64 = windows()
+  // the tally (making it negative), which is then subtracted from V8.
+  let sum: i64 = tallies()
     .owed
     .iter_mut()
     .filter(|o| chosen(o))
@@ -164,7 +171,7 @@ fn report_windows(env: sys::napi_env, which: impl Fn(&Owed) -> bool) {
     adjust(env, sum);
   }
   let mut finalized_since = 0;
-  windows().owed.retain(|o| {
+  tallies().owed.retain(|o| {
     if chosen(o) {
       finalized_since += o.bytes;
     }
@@ -175,55 +182,55 @@ fn report_windows(env: sys::napi_env, which: impl Fn(&Owed) -> bool) {
   }
 }
 
-/// At `env`'s teardown (a cleanup hook): its windows are reported, since
+/// At `env`'s teardown (a cleanup hook): its tallies are reported, since
 /// finalizers may still run with that env before it is gone, and forgotten,
 /// so that an env made later at the same address does not inherit them.
 unsafe extern "C" fn forget_env(env: *mut c_void) {
-  report_windows(env.cast(), |_| true);
-  windows().envs.retain(|&e| e != env as usize);
+  report_tallies(env.cast(), |_| true);
+  tallies().envs.retain(|&e| e != env as usize);
 }
 
-/// While it lives, the external strings made on its env go into one window,
+/// While it lives, the external strings made on its env go into one tally,
 /// reported after it ends (see the module's documentation).
-pub(crate) struct BatchWindow {
-  window: Option<u64>,
+pub(crate) struct BatchTally {
+  tally: Option<Tally>,
 }
 
-impl BatchWindow {
-  /// Reports what earlier batches still owe, then opens a window, unless one
+impl BatchTally {
+  /// Reports what earlier batches still owe, then opens a tally, unless one
   /// is open on this env already (that one then counts these strings too).
   pub(crate) fn open(env: sys::napi_env) -> Self {
     report_ended_batches(env);
-    let mut windows = windows();
-    if windows.owed.iter().any(|o| o.is_open_on(env)) {
-      return BatchWindow { window: None };
+    let mut tallies = tallies();
+    if tallies.owed.iter().any(|o| o.is_open_on(env)) {
+      return BatchTally { tally: None };
     }
-    if !windows.envs.contains(&(env as usize)) {
+    if !tallies.envs.contains(&(env as usize)) {
       // SAFETY: `env` is the live env of the current call, and `forget_env`
       // gets it back at its teardown, while it can still be used.
       let status = unsafe { sys::napi_add_env_cleanup_hook(env, Some(forget_env), env.cast()) };
       if status != sys::Status::napi_ok {
-        // Not forgotten at teardown, so not counted in windows either.
-        return BatchWindow { window: None };
+        // Not forgotten at teardown, so not counted in tallies either.
+        return BatchTally { tally: None };
       }
-      windows.envs.push(env as usize);
+      tallies.envs.push(env as usize);
     }
-    let window = LAST_WINDOW.fetch_add(1, Ordering::Relaxed) + 1;
-    windows.owed.push(Owed {
+    let tally = Tally(LAST_TALLY.fetch_add(1, Ordering::Relaxed) + 1);
+    tallies.owed.push(Owed {
       env: env as usize,
-      window,
+      tally,
       bytes: 0,
       open: true,
       made: 0,
     });
-    BatchWindow { window: Some(window) }
+    BatchTally { tally: Some(tally) }
   }
 }
 
-impl Drop for BatchWindow {
+impl Drop for BatchTally {
   fn drop(&mut self) {
-    if let Some(window) = self.window {
-      if let Some(o) = windows().owed.iter_mut().find(|o| o.window == window) {
+    if let Some(tally) = self.tally {
+      if let Some(o) = tallies().owed.iter_mut().find(|o| o.tally == tally) {
         o.open = false;
       }
     }

@@ -11,6 +11,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::ptr;
 
+use crate::limits::facts::PAGE_BYTES;
 use crate::limits::SHARED_MIN_BYTES;
 
 /// Blocks of this size or more (the ones `buffers` shares) are mapped.
@@ -21,7 +22,7 @@ const MAP_FROM_BYTES: usize = SHARED_MIN_BYTES;
 /// page's start: a source at the same offset in its pages makes the copy's
 /// loads wait on its stores to the address 4 KiB apart (4K aliasing), which
 /// slows the copy markedly; half a page apart, they never meet.
-const BLOCK_OFFSET: usize = 2048;
+const BLOCK_OFFSET: usize = PAGE_BYTES / 2;
 
 /// See the module's documentation.
 pub(crate) struct LargeMapped;
@@ -68,7 +69,7 @@ pub(crate) fn release_after(block: *const u8, used: usize, capacity: usize) {
   if capacity < MAP_FROM_BYTES {
     return;
   }
-  let page = 4096;
+  let page = PAGE_BYTES;
   let start = (block as usize + used).next_multiple_of(page);
   let end = (block as usize + capacity) & !(page - 1);
   if end > start {

@@ -25,9 +25,21 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::limits::{tuned, Tunable, SHARED_MAX_BYTES, SHARED_MIN_BYTES};
+use crate::limits::{facts, tuned, SHARED_MIN_BYTES};
 #[cfg(test)]
-use crate::limits::{KEEP_IDLE_FOR, LARGE_STEP_BYTES, LOCAL_KEEP};
+use crate::limits::{KEEP_IDLE_FOR, LARGE_STEP_BYTES};
+
+/// How many small buffers of each element type a thread keeps, unless told
+/// otherwise (`keep_locally`): a read buffer and a conversion's output are in
+/// use at the same time.
+pub(crate) const LOCAL_KEEP: usize = 2;
+
+/// Most memory the shared pool keeps idle, per element type: V8's step of
+/// external memory, about what a full GC gives back at once in a loop of
+/// reads. Bounds the memory a burst of large strings leaves behind until
+/// `KEEP_IDLE_FOR` frees it, and what a caller holding every string pays
+/// beyond fs.
+const SHARED_MAX_BYTES: usize = facts::EXTERNAL_MEMORY_STEP;
 
 /// Requests from this size on are rounded up to whole `LARGE_STEP_BYTES`
 /// (in tests: the constant's value).
@@ -74,7 +86,7 @@ impl<T> Pool<T> {
   fn give(&mut self, mut buf: Vec<T>) -> Vec<Vec<T>> {
     let size = bytes_of(&buf);
     let mut dropped = Vec::new();
-    let max_bytes = self.max_bytes.tuned("SHARED_MAX_BYTES");
+    let max_bytes = self.max_bytes;
     while self.bytes + size > max_bytes && !self.free.is_empty() {
       let old = self.free.remove(0);
       self.bytes -= bytes_of(&old.buf);
@@ -123,7 +135,7 @@ thread_local! {
   static LOCAL_BYTES: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
   static LOCAL_UNITS: RefCell<Vec<Vec<u16>>> = const { RefCell::new(Vec::new()) };
   /// How many small buffers of each type this thread keeps.
-  static LOCAL_KEEP_HERE: Cell<usize> = Cell::new(tuned!(LOCAL_KEEP));
+  static LOCAL_KEEP_HERE: Cell<usize> = const { Cell::new(LOCAL_KEEP) };
 }
 
 /// Lets this thread keep `count` small buffers of each type rather than
@@ -216,7 +228,7 @@ pub(crate) fn give<T: Reusable>(mut buf: Vec<T>) {
     // thread-local is released.
     let replaced = T::with_local(|local| {
       local.push(buf);
-      let keep = LOCAL_KEEP_HERE.try_with(Cell::get).unwrap_or(tuned!(LOCAL_KEEP));
+      let keep = LOCAL_KEEP_HERE.try_with(Cell::get).unwrap_or(LOCAL_KEEP);
       (local.len() > keep).then(|| local.remove(0))
     });
     drop(replaced);

@@ -16,9 +16,12 @@ use std::ptr;
 use napi::bindgen_prelude::{Object, ToNapiValue};
 use napi::{sys, Env, JsValue};
 
-use crate::js_string::{Maker, Outcome, Reply, FS_ANSWERS};
-use crate::limits::STACK_PATH_BYTES;
-use crate::{pipeline, read};
+use super::args;
+use crate::js_string::Reply;
+use crate::outcome::FS_ANSWERS;
+use crate::pipeline;
+use crate::plan::Caller;
+use crate::read::{self, How, Source};
 
 /// Reads the file at `path` opened with numeric fs `flags`: the string, or a
 /// failure code (see `js_string::Outcome`). Throws a TypeError on bad arguments
@@ -26,8 +29,12 @@ use crate::{pipeline, read};
 unsafe extern "C" fn read_path(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   with_path_and_flags(env, info, c"readPath", |path, flags| {
     let reply = match path {
-      Some(path) => pipeline::read_to_string(env, |buf| read::read_path_into(path, flags, buf), Maker::SyncCall),
-      None => Reply::Outcome(Outcome::Failure(FS_ANSWERS)), // a NUL inside: fs's to reject
+      Some(path) => pipeline::read_to_string(
+        env,
+        |buf| read::read(Source::Path(path, flags), How::SYNC, buf),
+        Caller::Sync,
+      ),
+      None => Reply::Failure(FS_ANSWERS), // a NUL inside: fs's to reject
     };
     // SAFETY: `env` is this call's env.
     unsafe { Reply::to_napi_value(env, reply) }
@@ -41,7 +48,7 @@ unsafe extern "C" fn read_path(env: sys::napi_env, info: sys::napi_callback_info
 unsafe extern "C" fn read_path_length(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   with_path_and_flags(env, info, c"readPathLength", |path, flags| {
     let path = path.ok_or_else(|| napi::Error::from_reason(format!("read failed (code {FS_ANSWERS})")))?;
-    let length = pipeline::read_only(|buf| read::read_path_into(path, flags, buf))
+    let length = pipeline::read_only(|buf| read::read(Source::Path(path, flags), How::SYNC, buf))
       .map_err(|code| napi::Error::from_reason(format!("read failed (code {code})")))?;
     let mut value = ptr::null_mut();
     // SAFETY: `env` is this call's env; `value` receives the new number.
@@ -62,7 +69,7 @@ unsafe extern "C" fn decode_utf8(env: sys::napi_env, info: sys::napi_callback_in
   };
   // SAFETY: argv[0] is a live value of this call, and `bytes` is used only
   // within it.
-  let Some(bytes) = (unsafe { super::uint8_array_bytes(env, argv[0]) }) else {
+  let Some(bytes) = (unsafe { args::uint8_array_bytes(env, argv[0]) }) else {
     return throw_type_error(env, c"decodeUtf8", "bytes, start?, end?", "a Uint8Array expected");
   };
   let (mut start, mut end) = (0i64, bytes.len() as i64);
@@ -131,9 +138,8 @@ fn with_path_and_flags(
   if unsafe { sys::napi_get_value_int32(env, argv[1], &mut flags) } != sys::Status::napi_ok {
     return throw_type_error(env, name, "path, flags", "flags must be a number");
   }
-  let mut stack = [0u8; STACK_PATH_BYTES];
-  let mut heap = Vec::new();
-  let Some(path) = string_utf8(env, argv[0], &mut stack, &mut heap) else {
+  let (mut stack, mut heap) = (args::path_room(), Vec::new());
+  let Some(path) = args::string_utf8(env, argv[0], &mut stack, &mut heap) else {
     return throw_type_error(env, name, "path, flags", "path must be a string");
   };
   let path = CStr::from_bytes_with_nul(path).ok();
@@ -145,35 +151,6 @@ fn with_path_and_flags(
       &format!("readfile-utf8: internal error (panic) in {}", name.to_string_lossy()),
     ),
   }
-}
-
-/// The UTF-8 bytes of JS string `value` and the NUL after them: in `stack` if
-/// they fit, else in `heap`.
-fn string_utf8<'a>(
-  env: sys::napi_env,
-  value: sys::napi_value,
-  stack: &'a mut [u8],
-  heap: &'a mut Vec<u8>,
-) -> Option<&'a [u8]> {
-  let mut len = 0;
-  // SAFETY: `stack` is writable for its length; Node writes at most len - 1 bytes and a NUL.
-  let status =
-    unsafe { sys::napi_get_value_string_utf8(env, value, stack.as_mut_ptr().cast::<c_char>(), stack.len(), &mut len) };
-  if status != sys::Status::napi_ok {
-    return None;
-  }
-  // Node stops before a character that does not fit (up to 4 bytes) and before
-  // the NUL, so a string with room to spare was written whole.
-  if len + 4 < stack.len() {
-    return Some(&stack[..=len]);
-  }
-  // It may have been cut short: ask for the full length, then copy it whole.
-  // SAFETY: a null buffer asks only for the length.
-  unsafe { sys::napi_get_value_string_utf8(env, value, ptr::null_mut(), 0, &mut len) };
-  heap.resize(len + 1, 0);
-  // SAFETY: `heap` is writable for len + 1 bytes.
-  unsafe { sys::napi_get_value_string_utf8(env, value, heap.as_mut_ptr().cast::<c_char>(), heap.len(), &mut len) };
-  Some(&heap[..=len])
 }
 
 fn throw_type_error(env: sys::napi_env, name: &CStr, params: &str, problem: &str) -> sys::napi_value {

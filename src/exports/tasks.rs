@@ -6,7 +6,6 @@
 //! A read can be cancelled (an aborted `signal`): lib/async.js rejects at once
 //! and sets the read's `ReadCancel`, which the reader checks between chunks.
 
-use std::ffi::CString;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -15,22 +14,21 @@ use napi::bindgen_prelude::{AsyncTask, ToNapiValue, TypeName};
 use napi::{sys, Env, Task, ValueType};
 use napi_derive::napi;
 
-use crate::js_string::{self, Outcome, FS_ANSWERS, STRING_TOO_LONG};
-use crate::{pipeline, read};
+use crate::outcome::{Outcome, FS_ANSWERS, STRING_TOO_LONG};
+use crate::pipeline;
+use crate::plan::Caller;
+use crate::read::{self, How, Source};
 
-/// What to read.
-enum Source {
-  /// A path, NUL-terminated; `None` if it has a NUL inside (fs's to reject).
-  Path {
-    path: Option<CString>,
-    flags: i32,
-  },
+/// What to read: a path's bytes (NUL-terminated when read) and its open
+/// flags, or a caller's fd.
+enum What {
+  Path { path: Vec<u8>, flags: i32 },
   Fd(i32),
 }
 
 /// One read, queued on the thread pool.
 pub struct ReadTask {
-  source: Source,
+  what: What,
   /// Set by JS when the read's signal aborts (see `ReadCancel`); `None` for a
   /// read without a signal, which then needs no flag of its own.
   cancel: Option<Arc<AtomicBool>>,
@@ -63,9 +61,9 @@ impl ReadCancel {
 }
 
 impl ReadTask {
-  fn start(source: Source, cancel: Option<&ReadCancel>) -> AsyncTask<ReadTask> {
+  fn start(what: What, cancel: Option<&ReadCancel>) -> AsyncTask<ReadTask> {
     let cancel = cancel.map(|c| Arc::clone(&c.flag));
-    AsyncTask::new(ReadTask { source, cancel })
+    AsyncTask::new(ReadTask { what, cancel })
   }
 }
 
@@ -84,7 +82,7 @@ impl TypeName for Settled {
 impl ToNapiValue for Settled {
   unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
     // SAFETY: `env` is the live env napi-rs passed to this conversion (main thread).
-    unsafe { js_string::to_value(env, val.0) }
+    unsafe { pipeline::outcome_value(env, val.0, Caller::Async, None) }
   }
 }
 
@@ -110,24 +108,19 @@ impl Task for ReadTask {
 impl ReadTask {
   /// The read itself (see `compute`).
   fn read(&self) -> Outcome {
-    let cancel = self.cancel.as_deref().unwrap_or(&read::NEVER_CANCELLED);
-    match &self.source {
-      Source::Path { path: None, .. } => Outcome::Failure(FS_ANSWERS),
+    let how = How::beside_others(self.cancel.as_deref().unwrap_or(&read::NEVER_CANCELLED));
+    match &self.what {
       // Regular files of kMaxLength bytes or more are left to fs.promises (its
       // answer for them, a string or which error, depends on the Node
       // version); one that reaches it here grew since fstat. Reads of unknown
       // length stop at kMaxLength with ERR_STRING_TOO_LONG (`ReadError::TooLong`).
-      Source::Path {
-        path: Some(path),
-        flags,
-      } => pipeline::read_to_outcome(
-        |buf| read::read_path_cancellable_into(path, *flags, cancel, buf),
+      // A path with a NUL inside is fs's to reject (`ReadError::FsAnswers`).
+      What::Path { path, flags } => pipeline::read_to_outcome(
+        |buf| read::with_terminated(path, |path| read::read(Source::Path(path, *flags), how, buf)),
         FS_ANSWERS,
       ),
       // As the sync readFd (fs has no promise API for fds).
-      Source::Fd(fd) => {
-        pipeline::read_to_outcome(|buf| read::read_fd_cancellable_into(*fd, cancel, buf), STRING_TOO_LONG)
-      }
+      What::Fd(fd) => pipeline::read_to_outcome(|buf| read::read(Source::Fd(*fd), how, buf), STRING_TOO_LONG),
     }
   }
 }
@@ -135,19 +128,29 @@ impl ReadTask {
 /// Reads the file at `path` (a string) opened with numeric fs `flags`, off the main thread.
 #[napi(js_name = "readPathAsync", ts_return_type = "Promise<string | number>")]
 pub fn read_path_async(path: String, flags: i32, cancel: Option<&ReadCancel>) -> AsyncTask<ReadTask> {
-  let path = CString::new(path).ok();
-  ReadTask::start(Source::Path { path, flags }, cancel)
+  ReadTask::start(
+    What::Path {
+      path: path.into_bytes(),
+      flags,
+    },
+    cancel,
+  )
 }
 
 /// Reads the file at `path` given as raw bytes (a Buffer path), off the main thread.
 #[napi(js_name = "readPathBytesAsync", ts_return_type = "Promise<string | number>")]
 pub fn read_path_bytes_async(path: &[u8], flags: i32, cancel: Option<&ReadCancel>) -> AsyncTask<ReadTask> {
-  let path = CString::new(path).ok();
-  ReadTask::start(Source::Path { path, flags }, cancel)
+  ReadTask::start(
+    What::Path {
+      path: path.to_vec(),
+      flags,
+    },
+    cancel,
+  )
 }
 
 /// Reads from an open fd's current position to EOF (left open), off the main thread.
 #[napi(js_name = "readFdAsync", ts_return_type = "Promise<string | number>")]
 pub fn read_fd_async(fd: i32, cancel: Option<&ReadCancel>) -> AsyncTask<ReadTask> {
-  ReadTask::start(Source::Fd(fd), cancel)
+  ReadTask::start(What::Fd(fd), cancel)
 }

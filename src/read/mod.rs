@@ -4,7 +4,7 @@
 //! - `syscalls` (Linux): raw syscalls, large files read as two halves at once;
 //! - `portable` (every other target, and Linux with the `portable-read`
 //!   feature, which is how CI tests it): `std::fs`. Where its failure could
-//!   differ from fs's error, it answers `ReadError::ForFs` and fs reads again.
+//!   differ from fs's error, it answers `ReadError::FsAnswers` and fs reads again.
 
 #[cfg(all(target_os = "linux", not(feature = "portable-read")))]
 mod syscall;
@@ -19,99 +19,102 @@ mod portable;
 use portable as reader;
 
 use std::ffi::CStr;
+use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use crate::buffers;
-use crate::limits::{PAGE_BYTES, STACK_PATH_BYTES};
-use crate::v8::MAX_STRING_LENGTH;
+use crate::limits::facts::{MAX_STRING_LENGTH, PAGE_BYTES, PATH_MAX_BYTES};
+pub(crate) use crate::outcome::{ReadError, ReadFacts, Syscall};
 
 /// Which reader this build has: "syscalls" or "portable".
 pub(crate) const READER: &str = reader::NAME;
 
-/// The syscall that failed, so the JS layer can build fs's error (`syscall` field).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Syscall {
-  /// open(2).
-  Open = 0,
-  /// Also used for a failed fstat: Node's utf8 path does not fstat, so the same
-  /// fault reaches fs users as a failed read (e.g. EBADF for a bad fd).
-  Read = 1,
+/// How a read is made: the choices its callers differ in.
+#[derive(Clone, Copy)]
+pub(crate) struct How<'a> {
+  /// A large regular file we open may be read as two halves by two threads
+  /// (`SPLIT_READ_MIN_BYTES`): only for a sync read, whose caller waits for
+  /// it; reads made beside others (async, a batch's) leave the cores to them.
+  pub(crate) split: bool,
+  /// Only a regular file is opened, found by a stat first; anything else (a
+  /// FIFO, a device) is `ReadError::NotRegular`, never opened: a read made
+  /// ahead of a loop's order must not wait, nor touch what a loop that
+  /// stopped earlier would not have.
+  pub(crate) regular_only: bool,
+  /// Set by the read's owner to stop it between two chunks
+  /// (`ReadError::Cancelled`); `&NEVER_CANCELLED` for reads nobody stops.
+  pub(crate) cancel: &'a AtomicBool,
 }
 
-/// Why a read failed.
-#[derive(Debug, PartialEq, Eq)]
-pub enum ReadError {
-  /// An OS error: errno and the syscall that returned it.
-  Os {
-    /// The OS error number.
-    errno: i32,
-    /// The call that returned it.
-    syscall: Syscall,
-  },
-  /// fs answers this call itself, with its own result or error: a path with a
-  /// NUL byte, or what the portable reader cannot reproduce exactly.
-  ForFs,
-  /// A regular file of at least the caller's size limit
-  /// (`read_path_limited_into`), not read.
-  TooLarge,
-  /// A file of unknown size (a device, a FIFO, procfs) or one that grew while
-  /// it was read reached `max_bytes()`: no string can hold it, so the read
-  /// stopped there (and freed its buffer).
-  TooLong,
-  /// The caller's cancel flag was set (an aborted async read): the read stopped
-  /// between two chunks.
-  Cancelled,
+impl How<'static> {
+  /// A sync call's read: split where large, never stopped.
+  pub(crate) const SYNC: How<'static> = How {
+    split: true,
+    regular_only: false,
+    cancel: &NEVER_CANCELLED,
+  };
 }
 
-/// What a read found out about the bytes besides their count, for the steps
-/// after it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ReadFacts {
-  /// How many leading bytes are known to be ASCII: large files are read in
-  /// chunks that are checked while still hot in cache, which spares
-  /// `classify` a pass over cold memory.
-  pub ascii_prefix: usize,
-  /// Read as two halves by two threads: each half is in its own core's cache,
-  /// so converting them is worth splitting the same way.
-  pub in_halves: bool,
-  /// Read by a batch whose threads fill the cores, or which was asked for
-  /// one thread: the conversion stays on this thread too.
-  pub alone: bool,
-}
-
-impl ReadFacts {
-  /// These facts, for bytes read by one of a batch's threads (`alone`).
-  pub(crate) fn read_alone(self) -> Self {
-    ReadFacts { alone: true, ..self }
+impl<'a> How<'a> {
+  /// A read made beside others (async, a batch's), stopped by `cancel`.
+  pub(crate) fn beside_others(cancel: &'a AtomicBool) -> How<'a> {
+    How {
+      split: false,
+      regular_only: false,
+      cancel,
+    }
   }
 }
 
-/// Whether a large regular file may be read as two halves at explicit offsets
-/// (the Linux reader's `read_halves`): only a file just opened for a
-/// synchronous read. A caller's fd is never split: pread needs the offset, and
-/// where it stands is the caller's.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Split {
-  Allowed,
-  Never,
+/// What is read.
+#[derive(Clone, Copy)]
+pub(crate) enum Source<'a> {
+  /// The file at a path, opened with fs-style numeric flags (`fs.constants`).
+  /// A regular file of kMaxLength bytes or more is not read
+  /// (`ReadError::TooLarge`): readFileSync refuses it after reading it all.
+  Path(&'a CStr, i32),
+  /// A caller's fd, from its current position to EOF; never closed, never
+  /// split (pread needs the offset, and where it stands is the caller's), and
+  /// read whatever its size: its offset may leave less than kMaxLength bytes
+  /// of a larger file, which is then read as one of unknown size, never
+  /// allocated at its size.
+  Fd(i32),
+}
+
+/// Reads `source` whole into `buf` (its old contents are dropped), as `how`
+/// says. A failed read of a path, and of a caller's fd before any of its bytes
+/// were read, is `ReadError::FsAnswers` (`for_fs`): fs answers it. After some
+/// bytes, they are gone from a pipe or a caller's offset, so the error is
+/// ours to report.
+pub(crate) fn read(source: Source, how: How, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
+  match source {
+    Source::Path(path, flags) if how.regular_only => reader::read_regular_path(path, flags, how.cancel, buf),
+    Source::Path(path, flags) => reader::read_path(path, flags, how.split, how.cancel, buf),
+    Source::Fd(fd) => {
+      buf.clear();
+      return reader::read_fd(fd, how.cancel, buf).map_err(|e| if buf.is_empty() { for_fs(e) } else { e });
+    }
+  }
+  .map_err(for_fs)
 }
 
 /// Runs `f` on `path` (raw bytes, as fs passes them to the OS) NUL-terminated,
 /// on the stack when it is short. A path with a NUL byte inside is fs's to
-/// reject (`ReadError::ForFs`).
+/// reject (`ReadError::FsAnswers`).
 pub(crate) fn with_terminated<R>(path: &[u8], f: impl FnOnce(&CStr) -> Result<R, ReadError>) -> Result<R, ReadError> {
-  let mut stack = [0u8; STACK_PATH_BYTES];
+  let mut stack = [MaybeUninit::<u8>::uninit(); PATH_MAX_BYTES];
   let heap: Vec<u8>;
-  let terminated: &[u8] = if path.len() < STACK_PATH_BYTES {
-    stack[..path.len()].copy_from_slice(path);
-    &stack[..=path.len()]
+  let terminated: &[u8] = if path.len() < PATH_MAX_BYTES {
+    stack[..path.len()].write_copy_of_slice(path);
+    stack[path.len()].write(0);
+    // SAFETY: the first `path.len() + 1` bytes were just written.
+    unsafe { std::slice::from_raw_parts(stack.as_ptr().cast::<u8>(), path.len() + 1) }
   } else {
     heap = [path, b"\0"].concat();
     &heap
   };
-  f(CStr::from_bytes_with_nul(terminated).map_err(|_| ReadError::ForFs)?)
+  f(CStr::from_bytes_with_nul(terminated).map_err(|_| ReadError::FsAnswers)?)
 }
 
 /// Testing knob: a lower limit for reads of unknown length (a byte count), so
@@ -152,82 +155,28 @@ fn cancelled(cancel: &AtomicBool) -> bool {
   cancel.load(Ordering::Relaxed)
 }
 
-/// A path whose read failed is fs's to answer (`ReadError::ForFs`): with its
+/// A path whose read failed is fs's to answer (`ReadError::FsAnswers`): with its
 /// own error, or, through a layer that patches fs (Yarn PnP, Electron's asar,
 /// memfs), with the file it serves. Nothing was consumed that fs could not
 /// read again: opening a path has no effect a second open would undo.
 fn for_fs(e: ReadError) -> ReadError {
   match e {
-    ReadError::Os { .. } => ReadError::ForFs,
+    ReadError::Os { .. } => ReadError::FsAnswers,
     e => e,
   }
 }
 
-/// Opens `path` with fs-style numeric `flags` (from `fs.constants`) and reads
-/// it whole into `buf` (its old contents are dropped). A regular file of
-/// kMaxLength bytes or more is not read (`ReadError::TooLarge`): readFileSync
-/// refuses it after reading it all.
-pub(crate) fn read_path_into(path: &CStr, flags: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  reader::read_path(path, flags, MAX_STRING_LENGTH, Split::Allowed, &NEVER_CANCELLED, buf).map_err(for_fs)
-}
-
-/// Like `read_path_into`, but the file is read on this thread alone, and the
-/// read stops between chunks once `cancel` is set (`ReadError::Cancelled`):
-/// for reads that run beside others (async reads on libuv's pool, a batch's),
-/// where the other core is busy anyway.
-pub(crate) fn read_path_cancellable_into(
-  path: &CStr,
-  flags: i32,
-  cancel: &AtomicBool,
-  buf: &mut Vec<u8>,
-) -> Result<ReadFacts, ReadError> {
-  reader::read_path(path, flags, MAX_STRING_LENGTH, Split::Never, cancel, buf).map_err(for_fs)
-}
-
-/// Like `read_path_cancellable_into`, for a read made ahead of a loop's order
-/// (a sync batch's next files): only a regular file is opened, found by a
-/// stat first; anything else (a FIFO, a device) is `Ok(None)`, never opened,
-/// so that a read ahead never waits, nor touches what a loop that stopped
-/// earlier would not have.
-pub(crate) fn read_path_ahead_into(
-  path: &CStr,
-  flags: i32,
-  cancel: &AtomicBool,
-  buf: &mut Vec<u8>,
-) -> Result<Option<ReadFacts>, ReadError> {
-  reader::read_regular_path(path, flags, MAX_STRING_LENGTH, cancel, buf).map_err(for_fs)
-}
-
-/// Reads a caller-owned fd from its current position to EOF into `buf`; never
-/// closes it. A failure before any byte was read is fs's to answer (it reads
-/// the fd from the same position); after, the bytes are gone from a pipe or
-/// a caller's offset, so the error is ours to report.
-pub(crate) fn read_fd_into(fd: i32, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  read_fd_cancellable_into(fd, &NEVER_CANCELLED, buf)
-}
-
-/// `read_fd_into` that stops between chunks once `cancel` is set
-/// (`ReadError::Cancelled`).
-pub(crate) fn read_fd_cancellable_into(
-  fd: i32,
-  cancel: &AtomicBool,
-  buf: &mut Vec<u8>,
-) -> Result<ReadFacts, ReadError> {
-  buf.clear();
-  reader::read_fd(fd, cancel, buf).map_err(|e| if buf.is_empty() { for_fs(e) } else { e })
-}
-
-/// `read_path_into` of raw path bytes into a new buffer (for tests and tools).
+/// A sync read of raw path bytes into a new buffer (for tests and tools).
 pub fn read_path(path: &[u8], flags: i32) -> Result<Vec<u8>, ReadError> {
   let mut buf = Vec::new();
-  with_terminated(path, |path| read_path_into(path, flags, &mut buf))?;
+  with_terminated(path, |path| read(Source::Path(path, flags), How::SYNC, &mut buf))?;
   Ok(buf)
 }
 
-/// `read_fd_into` into a new buffer (for tests and tools).
+/// A sync read of a caller's fd into a new buffer (for tests and tools).
 pub fn read_fd(fd: i32) -> Result<Vec<u8>, ReadError> {
   let mut buf = Vec::new();
-  read_fd_into(fd, &mut buf)?;
+  read(Source::Fd(fd), How::SYNC, &mut buf)?;
   Ok(buf)
 }
 

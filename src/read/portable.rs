@@ -1,7 +1,7 @@
 //! The portable reader, through `std::fs`: every target but Linux, and Linux
 //! with the `portable-read` feature (so that CI runs the JS suite against it).
 //!
-//! A path read that fails answers `ReadError::ForFs`: fs then makes the call
+//! A path read that fails answers `ReadError::FsAnswers`: fs then makes the call
 //! itself and throws its own error, field by field, on every OS, so no table
 //! of OS errors is kept here. Only read-only opens are made here; other
 //! flags go to fs as well. On Windows a path is opened as libuv opens it for
@@ -13,9 +13,9 @@ use std::io::{self, Read};
 use std::sync::atomic::AtomicBool;
 
 use super::{
-  cancelled, empty_with_room, grow_towards, known_size, max_bytes, room_for, too_long, ReadError, ReadFacts, Split,
-  Stop,
+  cancelled, empty_with_room, grow_towards, known_size, max_bytes, room_for, too_long, ReadError, ReadFacts, Stop,
 };
+use crate::limits::facts::MAX_STRING_LENGTH;
 use crate::limits::tuned;
 
 pub const NAME: &str = "portable";
@@ -28,38 +28,37 @@ const O_RDONLY: i32 = 0;
 pub fn read_path(
   path: &CStr,
   flags: i32,
-  limit: usize,
-  _split: Split,
+  _split: bool,
   cancel: &AtomicBool,
   buf: &mut Vec<u8>,
 ) -> Result<ReadFacts, ReadError> {
   if flags != O_RDONLY {
-    return Err(ReadError::ForFs);
+    return Err(ReadError::FsAnswers);
   }
-  let file = open_as_fs(path.to_bytes()).ok_or(ReadError::ForFs)?;
+  let file = open_as_fs(path.to_bytes()).ok_or(ReadError::FsAnswers)?;
   let stop = Stop {
     max: max_bytes(),
     cancel,
   };
-  read_file(&file, limit, stop, buf, |_| ReadError::ForFs)
+  read_file(&file, MAX_STRING_LENGTH, stop, buf, |_| ReadError::FsAnswers)
 }
 
 /// Opens and reads `path` only if it is a regular file (see
-/// `read::read_path_ahead_into`); anything else is `Ok(None)`, not opened.
+/// `read::How::regular_only`); anything else is `ReadError::NotRegular`, not
+/// opened.
 pub fn read_regular_path(
   path: &CStr,
   flags: i32,
-  limit: usize,
   cancel: &AtomicBool,
   buf: &mut Vec<u8>,
-) -> Result<Option<ReadFacts>, ReadError> {
+) -> Result<ReadFacts, ReadError> {
   if flags != O_RDONLY {
-    return Err(ReadError::ForFs);
+    return Err(ReadError::FsAnswers);
   }
-  if !is_regular_file(path.to_bytes()).ok_or(ReadError::ForFs)? {
-    return Ok(None);
+  if !is_regular_file(path.to_bytes()).ok_or(ReadError::FsAnswers)? {
+    return Err(ReadError::NotRegular);
   }
-  read_path(path, flags, limit, Split::Never, cancel, buf).map(Some)
+  read_path(path, flags, false, cancel, buf)
 }
 
 /// Whether `path` is a regular file, found without opening it (an open of a
@@ -106,7 +105,7 @@ pub fn read_fd(fd: i32, cancel: &AtomicBool, buf: &mut Vec<u8>) -> Result<ReadFa
 /// Node's fds on Windows are C runtime fds of Node's own CRT: fs reads them.
 #[cfg(not(unix))]
 pub fn read_fd(_fd: i32, _cancel: &AtomicBool, _buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  Err(ReadError::ForFs)
+  Err(ReadError::FsAnswers)
 }
 
 /// Reads `file` to EOF into `buf`, with room for its size and one byte more;
@@ -211,7 +210,7 @@ fn open_as_fs(path: &[u8]) -> Option<File> {
 
 #[cfg(test)]
 mod tests {
-  use crate::read::{read_fd, read_path, with_terminated, ReadError, Split};
+  use crate::read::{read_fd, read_path, ReadError};
 
   #[test]
   fn reads_whole_files_and_leaves_failures_and_other_flags_to_fs() {
@@ -224,20 +223,29 @@ mod tests {
     let missing = dir.join("missing");
     assert_eq!(
       read_path(missing.to_str().unwrap().as_bytes(), 0),
-      Err(ReadError::ForFs)
+      Err(ReadError::FsAnswers)
     );
-    assert_eq!(read_path(dir.to_str().unwrap().as_bytes(), 0), Err(ReadError::ForFs));
-    assert_eq!(read_path(path, 2), Err(ReadError::ForFs));
-    assert_eq!(read_path(b"a\0b", 0), Err(ReadError::ForFs));
+    assert_eq!(
+      read_path(dir.to_str().unwrap().as_bytes(), 0),
+      Err(ReadError::FsAnswers)
+    );
+    assert_eq!(read_path(path, 2), Err(ReadError::FsAnswers));
+    assert_eq!(read_path(b"a\0b", 0), Err(ReadError::FsAnswers));
     let mut buf = Vec::new();
     let never = std::sync::atomic::AtomicBool::new(false);
-    let limited =
-      |limit, buf: &mut Vec<u8>| with_terminated(path, |p| super::read_path(p, 0, limit, Split::Never, &never, buf));
+    let file = std::fs::File::open(&p).unwrap();
+    let limited = |limit, buf: &mut Vec<u8>| {
+      let stop = super::Stop {
+        max: super::max_bytes(),
+        cancel: &never,
+      };
+      super::read_file(&file, limit, stop, buf, |_| ReadError::FsAnswers)
+    };
     assert_eq!(limited(6, &mut buf), Err(ReadError::TooLarge));
     assert_eq!(limited(7, &mut buf).map(|_| buf.len()), Ok(6));
     // A bad fd, of which nothing was read: fs answers.
     #[cfg(unix)]
-    assert_eq!(read_fd(-1), Err(ReadError::ForFs));
+    assert_eq!(read_fd(-1), Err(ReadError::FsAnswers));
     std::fs::remove_dir_all(&dir).unwrap();
   }
 
@@ -253,7 +261,7 @@ mod tests {
     let never = AtomicBool::new(false);
     let max = 3 * READ_CHUNK_BYTES + 5;
     let stop = Stop { max, cancel: &never };
-    let fail = |_| ReadError::ForFs;
+    let fail = |_| ReadError::FsAnswers;
     let zero = File::open("/dev/zero").unwrap();
     let mut buf = Vec::new();
     assert_eq!(

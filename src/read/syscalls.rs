@@ -14,9 +14,10 @@ use std::sync::atomic::AtomicBool;
 
 use super::syscall;
 use super::{
-  cancelled, empty_with_room, grow_towards, known_size, max_bytes, room_for, too_long, ReadError, ReadFacts, Split,
-  Stop, Syscall,
+  cancelled, empty_with_room, grow_towards, known_size, max_bytes, room_for, too_long, ReadError, ReadFacts, Stop,
+  Syscall,
 };
+use crate::limits::facts::MAX_STRING_LENGTH;
 use crate::limits::tuned;
 
 /// The chunk of a large read (`limits::READ_CHUNK_BYTES`).
@@ -24,32 +25,32 @@ fn read_chunk() -> usize {
   tuned!(READ_CHUNK_BYTES)
 }
 
-/// Files not split are read chunk by chunk from this size on: smaller ones in
-/// one read, which chunks would only cut up.
+/// Files not split are read chunk by chunk from the split's size on (what
+/// counts as a large read): smaller ones in one read, which chunks would only
+/// cut up.
 fn chunked_read_min() -> usize {
-  4 * read_chunk()
+  tuned!(SPLIT_READ_MIN_BYTES)
 }
 use crate::two_threads::{both, page_aligned_middle};
 
 pub const NAME: &str = "syscalls";
 
-/// Opens `path` with `flags` and reads it whole.
+/// Opens `path` with `flags` and reads it whole (in halves if `split`).
 pub fn read_path(
   path: &CStr,
   flags: i32,
-  limit: usize,
-  split: Split,
+  split: bool,
   cancel: &AtomicBool,
   buf: &mut Vec<u8>,
 ) -> Result<ReadFacts, ReadError> {
   let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;
   // Dropping `fd` closes it on every path out of here.
-  read_open_fd(fd.raw(), split, limit, cancel, buf)
+  read_open_fd(fd.raw(), split, MAX_STRING_LENGTH, cancel, buf)
 }
 
-/// Reads a caller's fd from its offset to EOF.
+/// Reads a caller's fd from its offset to EOF, whatever its size.
 pub fn read_fd(fd: RawFd, cancel: &AtomicBool, buf: &mut Vec<u8>) -> Result<ReadFacts, ReadError> {
-  read_open_fd(fd, Split::Never, usize::MAX, cancel, buf)
+  read_open_fd(fd, false, usize::MAX, cancel, buf)
 }
 
 /// Opens `path` (O_CLOEXEC added, O_CREAT with mode 0o666 like Node), retried
@@ -64,26 +65,26 @@ fn open(path: &CStr, flags: i32) -> io::Result<syscall::OwnedFd> {
 }
 
 /// Opens and reads `path` only if it is a regular file, which it looks up
-/// first (stat): anything else (a FIFO, a device) is `Ok(None)`, not opened.
-/// The size the stat gave is the read's guess, as fstat's is for `read_path`.
+/// first (stat): anything else (a FIFO, a device) is `ReadError::NotRegular`,
+/// not opened. The size the stat gave is the read's guess, as fstat's is for
+/// `read_path`.
 pub fn read_regular_path(
   path: &CStr,
   flags: i32,
-  limit: usize,
   cancel: &AtomicBool,
   buf: &mut Vec<u8>,
-) -> Result<Option<ReadFacts>, ReadError> {
+) -> Result<ReadFacts, ReadError> {
   let (regular, size) = kind_and_size(&syscall::stat(path).map_err(|e| os_error(e, Syscall::Open))?);
   if !regular {
-    return Ok(None);
+    return Err(ReadError::NotRegular);
   }
   let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;
-  read_known_kind(fd.raw(), regular, size, Split::Never, limit, cancel, buf).map(Some)
+  read_known_kind(fd.raw(), regular, size, false, MAX_STRING_LENGTH, cancel, buf)
 }
 
 fn read_open_fd(
   fd: RawFd,
-  split: Split,
+  split: bool,
   limit: usize,
   cancel: &AtomicBool,
   buf: &mut Vec<u8>,
@@ -99,7 +100,7 @@ fn read_known_kind(
   fd: RawFd,
   regular: bool,
   size: usize,
-  split: Split,
+  split: bool,
   limit: usize,
   cancel: &AtomicBool,
   buf: &mut Vec<u8>,
@@ -109,7 +110,7 @@ fn read_known_kind(
   }
   let known = known_size(regular, size);
   empty_with_room(buf, room_for(known));
-  if known.is_some() && size >= tuned!(SPLIT_READ_MIN_BYTES) && split == Split::Allowed {
+  if split && known.is_some() && size >= tuned!(SPLIT_READ_MIN_BYTES) {
     if let Some(ascii_prefix) = read_halves(fd, size, buf)? {
       return Ok(ReadFacts {
         ascii_prefix,
@@ -143,11 +144,10 @@ fn read_known_kind(
 /// the length of the known-ASCII prefix.
 fn read_sized(fd: RawFd, size: usize, stop: Stop, buf: &mut Vec<u8>) -> Result<usize, ReadError> {
   let mut ascii_prefix = 0;
-  let wanted = buf.capacity();
-  let chunk = if wanted >= chunked_read_min() {
+  let chunk = if size >= chunked_read_min() {
     read_chunk()
   } else {
-    wanted
+    buf.capacity()
   };
   loop {
     if cancelled(stop.cancel) {
@@ -298,8 +298,9 @@ fn os_error(e: io::Error, syscall: Syscall) -> ReadError {
 #[cfg(test)]
 mod tests {
   use super::*;
-  use crate::limits::{PAGE_BYTES, READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES};
-  use crate::read::{read_path, read_path_cancellable_into, read_path_into, with_terminated};
+  use crate::limits::facts::PAGE_BYTES;
+  use crate::limits::{READ_CHUNK_BYTES, SPLIT_READ_MIN_BYTES};
+  use crate::read::{read, read_path, with_terminated, How, Source};
   use std::fs::File;
   use std::io::Write;
   use std::os::unix::ffi::OsStrExt;
@@ -318,14 +319,7 @@ mod tests {
     // The reader reports the OS error; the read as the pipeline makes it
     // leaves the path to fs, which then answers with its own.
     assert_eq!(
-      super::read_path(
-        &c_missing,
-        libc::O_RDONLY,
-        usize::MAX,
-        Split::Never,
-        &never,
-        &mut Vec::new()
-      ),
+      super::read_path(&c_missing, libc::O_RDONLY, false, &never, &mut Vec::new()),
       Err(ReadError::Os {
         errno: libc::ENOENT,
         syscall: Syscall::Open
@@ -333,9 +327,9 @@ mod tests {
     );
     assert_eq!(
       read_path(missing.as_os_str().as_bytes(), libc::O_RDONLY),
-      Err(ReadError::ForFs)
+      Err(ReadError::FsAnswers)
     );
-    assert_eq!(read_path(b"a\0b", libc::O_RDONLY), Err(ReadError::ForFs));
+    assert_eq!(read_path(b"a\0b", libc::O_RDONLY), Err(ReadError::FsAnswers));
     std::fs::remove_dir_all(&dir).unwrap();
   }
 
@@ -379,8 +373,11 @@ mod tests {
   fn files_from_the_split_size_on_are_read_in_halves_whatever_they_hold() {
     let dir = scratch_dir("split-size");
     let p = dir.join("mid.txt");
-    let read =
-      |size, odd_at, odd: &[u8]| read_letters(&p, size, odd_at, odd, |p, buf| read_path_into(p, libc::O_RDONLY, buf));
+    let read = |size, odd_at, odd: &[u8]| {
+      read_letters(&p, size, odd_at, odd, |p, buf| {
+        read(Source::Path(p, libc::O_RDONLY), How::SYNC, buf)
+      })
+    };
     // (odd bytes and their position, expected known-ASCII prefix, read in
     // halves): ASCII or not, from its start or further on, every file is
     // split; the known prefix is the left half's if it is ASCII.
@@ -429,7 +426,11 @@ mod tests {
     ] {
       // Async and batch reads are never split: this one is chunked.
       let got = read_letters(&p, size, odd_at, b"\xe9", |p, buf| {
-        read_path_cancellable_into(p, libc::O_RDONLY, &crate::read::NEVER_CANCELLED, buf)
+        read(
+          Source::Path(p, libc::O_RDONLY),
+          How::beside_others(&crate::read::NEVER_CANCELLED),
+          buf,
+        )
       });
       assert_eq!(got, (expected, false), "odd byte at {odd_at:?}");
     }

@@ -28,7 +28,7 @@ use crate::limits::PARALLEL_MIN_BYTES;
 /// Below this many bytes, the end of an exactly-sized conversion goes through
 /// a buffer on the stack (the converters want room for one unit per byte).
 const EXACT_TAIL_BYTES: usize = 128;
-use crate::read::ReadFacts;
+use crate::outcome::ReadFacts;
 use crate::two_threads::{both, page_aligned_middle};
 
 /// Whether text of `len` bytes is converted on two threads: from
@@ -40,11 +40,10 @@ pub(super) fn split_conversion(len: usize, facts: ReadFacts) -> bool {
 }
 
 /// Whether `len` bytes that did not convert as valid text are decoded with
-/// replacement on two threads: from twice `PARALLEL_MIN_BYTES` on (the right
-/// half's units must then be moved after the left's, which only a larger
-/// input repays), never where they were read alone.
+/// replacement on two threads: as valid text is (`PARALLEL_MIN_BYTES`),
+/// never where they were read alone.
 pub(super) fn split_lossy(len: usize, facts: ReadFacts) -> bool {
-  !facts.alone && len >= 2 * tuned!(PARALLEL_MIN_BYTES)
+  !facts.alone && len >= tuned!(PARALLEL_MIN_BYTES)
 }
 
 /// A validating converter: writes the conversion of its input at the start of

@@ -9,7 +9,7 @@ use super::halves::{Lossy, LossyAppend, LossyDecoder};
 use super::{dense, halves, simd};
 use crate::buffers;
 use crate::limits::tuned;
-use crate::read::ReadFacts;
+use crate::outcome::ReadFacts;
 
 /// encoding_rs's lossy decoder: the fallback engine's (without simdutf). That
 /// engine gives it only text its validation refused, so the text as a whole
@@ -87,8 +87,9 @@ pub(super) fn decode_lossy_simd_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]
       };
     }
     let Some(invalid) = maximal_subpart_at(rest, valid) else {
-      // simdutf's error position is not where std puts the error: trust std.
-      return replaced(written + decode_lossy_checked_into(rest, &mut room[written..]));
+      // simdutf's error position is not where std puts the error: the dense
+      // decoder, WHATWG's written out, decodes the rest from where it starts.
+      return replaced(written + dense::decode_into(rest, &mut room[written..]));
     };
     room[written + units].write(0xFFFD);
     written += units + 1;
@@ -119,38 +120,6 @@ fn maximal_subpart_at(bytes: &[u8], at: usize) -> Option<usize> {
   }
 }
 
-/// The lossy decoder that validates with simdutf8 before converting each run,
-/// into `room` as `decode_lossy_simd_into`: a pass more than that one, kept
-/// for the case where simdutf's and std's error positions disagree.
-fn decode_lossy_checked_into(bytes: &[u8], room: &mut [MaybeUninit<u16>]) -> usize {
-  let (mut rest, mut written) = (bytes, 0);
-  loop {
-    let (valid, after_error) = split_at_first_error(rest);
-    written += simd::utf16_into(valid.as_bytes(), &mut room[written..]);
-    let Some(after_error) = after_error else {
-      return written;
-    };
-    room[written].write(0xFFFD);
-    written += 1;
-    rest = after_error;
-  }
-}
-
-/// Splits `bytes` into its valid UTF-8 prefix and what follows the first maximal
-/// invalid subpart (`None` if there is no error). A sequence truncated by the
-/// end of input is one subpart that reaches the end.
-fn split_at_first_error(bytes: &[u8]) -> (&str, Option<&[u8]>) {
-  match simdutf8::compat::from_utf8(bytes) {
-    Ok(valid) => (valid, None),
-    Err(e) => {
-      let (prefix, tail) = bytes.split_at(e.valid_up_to());
-      // SAFETY: simdutf8 just validated `prefix` (everything before the error).
-      let valid = unsafe { std::str::from_utf8_unchecked(prefix) };
-      (valid, Some(&tail[e.error_len().unwrap_or(tail.len())..]))
-    }
-  }
-}
-
 #[cfg(test)]
 mod tests {
   use super::super::test_support::{decoded_into, reference};
@@ -176,16 +145,6 @@ mod tests {
     // The part before does not end on a whole character.
     assert_eq!(maximal_subpart_at(text, 9), None);
     assert_eq!(maximal_subpart_at(b"\x80\x80\x80\x80\xff", 4), None);
-  }
-
-  #[test]
-  fn the_checked_fallback_matches_std_lossy() {
-    let mut bytes = "\u{e9}x\u{4e2d}\u{1f600}".repeat(3000).into_bytes();
-    for (n, i) in (5..bytes.len()).step_by(331).enumerate() {
-      bytes[i] = [0xff, 0x80, 0xe4, 0xf0, 0xc0][n % 5];
-    }
-    bytes.extend_from_slice(b"\xf0\x9f\x98");
-    assert_eq!(decoded_into(decode_lossy_checked_into, &bytes), reference(&bytes));
   }
 
   #[test]

@@ -11,70 +11,10 @@ mod halves;
 mod lossy;
 mod simd;
 
-use crate::buffers;
 use crate::classify::{classify_after_ascii, is_ascii_after, Class};
 use crate::limits::tuned;
-use crate::read::ReadFacts;
-
-/// The code units of the finished string, owned, ready to hand to V8.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Text {
-  /// One-byte (Latin-1) string data.
-  Latin1(Vec<u8>),
-  /// Two-byte (UTF-16) string data.
-  Utf16(Vec<u16>),
-}
-
-impl Text {
-  /// Gives its buffer back for reuse (see `buffers::give`).
-  pub(crate) fn give_back(self) {
-    match self {
-      Text::Latin1(v) => buffers::give(v),
-      Text::Utf16(v) => buffers::give(v),
-    }
-  }
-
-  /// The string's length in characters (code units), as V8 counts it.
-  pub fn char_count(&self) -> usize {
-    match self {
-      Text::Latin1(v) => v.len(),
-      Text::Utf16(v) => v.len(),
-    }
-  }
-}
-
-/// What bytes decode to: nothing new for ASCII (the bytes themselves are the
-/// Latin-1 data, so the caller decides whether to give them away or copy
-/// them), otherwise newly made code units.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Decoded {
-  /// Every byte < 0x80: the input is its own one-byte string data.
-  Ascii,
-  /// Valid UTF-8, newly converted.
-  Text(Text),
-  /// Not valid UTF-8: UTF-16 with each maximal invalid subpart replaced by
-  /// U+FFFD.
-  Replaced(Vec<u16>),
-}
-
-impl Decoded {
-  /// The code units, given the `bytes` that were decoded: for ASCII the bytes
-  /// themselves become the string data (no copy); otherwise they go back to
-  /// the buffers for the next read.
-  pub fn owning(self, bytes: Vec<u8>) -> Text {
-    match self {
-      Decoded::Ascii => Text::Latin1(bytes),
-      Decoded::Text(text) => {
-        buffers::give(bytes);
-        text
-      }
-      Decoded::Replaced(units) => {
-        buffers::give(bytes);
-        Text::Utf16(units)
-      }
-    }
-  }
-}
+use crate::outcome::ReadFacts;
+pub use crate::outcome::{Decoded, Text};
 
 /// Which UTF-8 engine this process uses: "simdutf", or "fallback" (simdutf8 +
 /// encoding_rs) when simdutf is turned off or failed its self-test.

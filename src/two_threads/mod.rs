@@ -29,5 +29,5 @@ pub(crate) fn both<A, B: Send>(left: impl FnOnce() -> A, right: impl FnOnce() ->
 /// boundary. A file read as two halves is split here and its conversion just
 /// after, so each thread converts the bytes it has read, still in its cache.
 pub fn page_aligned_middle(len: usize) -> usize {
-  (len / 2) & !4095
+  (len / 2) & !(crate::limits::facts::PAGE_BYTES - 1)
 }
