@@ -1,13 +1,14 @@
 'use strict'
 // The asynchronous entry points: readFileUtf8Async, and fs.readFile /
 // fs.promises.readFile drop-ins. Open, read, classify and transcode run on
-// libuv's thread pool (src/exports/tasks.rs); the main thread only makes the
-// string. Whatever we do not serve natively, and every native read that
+// this thread's pool of readers (./pool, src/exports/pool.rs), which reads in
+// flight together share; the main thread only makes the strings. Whatever we do not serve natively, and every native read that
 // failed, goes to fs as it stands (./answers), which then answers (or fails)
 // exactly as it always does.
 const fs = require('node:fs')
 
 const native = require('./native')
+const pool = require('./pool')
 const answers = require('./answers')
 const { abortError, failure, FS_ANSWERS } = require('./errors')
 const { DELEGATE, isUtf8, requestedEncoding, readerFlags, utf8Request, asUtf8Options } = require('./options')
@@ -49,19 +50,16 @@ function onAbort(signal, stop) {
 }
 
 /**
- * Starts the native read of `arg` (a native argument: string, bytes or fd): a
- * promise of its result, a string or a failure code. When `signal` aborts,
- * the promise rejects with fs's AbortError at once and the native read stops
- * at its next chunk (a read blocked in read(2), e.g. on a silent FIFO, once
- * data comes).
+ * Starts the native read of `arg` (a native argument: string, bytes or fd) on
+ * this thread's pool (./pool): a promise of its result, a string or a failure
+ * code. When `signal` aborts, the promise rejects with fs's AbortError at once
+ * and the native read stops at its next chunk (a read blocked in read(2),
+ * e.g. on a silent FIFO, once data comes).
  */
 function startNative(arg, flags, signal) {
   const listens = typeof signal?.addEventListener === 'function'
   const cancel = listens ? new native.ReadCancel() : undefined
-  let reading
-  if (typeof arg === 'string') reading = native.readPathAsync(arg, flags, cancel)
-  else if (typeof arg === 'number') reading = native.readFdAsync(arg, cancel)
-  else reading = native.readPathBytesAsync(arg, flags, cancel)
+  const reading = pool.readOne(arg, flags, cancel)
   if (!listens) return reading
   return new Promise((resolve, reject) => {
     const forget = onAbort(signal, () => {

@@ -12,6 +12,7 @@ const { isProxy } = require('node:util/types')
 const { constants } = require('node:fs')
 
 const native = require('./native')
+const pool = require('./pool')
 const answers = require('./answers')
 const { abortError, stringTooLong, FS_ANSWERS, STRING_TOO_LONG, TOO_LARGE } = require('./errors')
 const { readFileUtf8Async } = require('./async')
@@ -206,33 +207,37 @@ function readFilesUtf8(paths, options) {
   return out
 }
 
-/** Runs the native async batch: resolves with its array of strings and failure codes. */
+/**
+ * Runs the native part of an async batch on this thread's pool (./pool):
+ * resolves with its array of strings and failure codes (FS_ANSWERS for the
+ * entries it was not given), once every entry given is in.
+ */
 function nativeBatch(args, o) {
   return new Promise((resolve, reject) => {
-    let handle
+    const out = new Array(args.length).fill(FS_ANSWERS)
+    let left = args.reduce((n, arg) => n + (arg !== null), 0)
+    const cancel = new native.ReadCancel()
     let settled = false
-    const finish = (err, out) => {
+    let forget = null
+    const finish = (err) => {
       if (settled) return
       settled = true
       o.signal?.removeEventListener('abort', onAbort)
       if (err) {
-        native.readFilesCancel(handle)
+        cancel.cancel()
+        forget()
         reject(err)
       } else {
         resolve(out)
       }
     }
     const onAbort = () => finish(abortError(o.signal))
-    const out = []
-    const onReady = () => {
-      if (settled) return
-      try {
-        if (native.readFilesTake(handle, out)) finish(null, out)
-      } catch (err) {
-        finish(err)
-      }
+    const each = (i, value) => {
+      out[i] = value
+      if (--left === 0) finish(null)
     }
-    handle = native.readFilesStart(args, o.flags, o.concurrency, onReady)
+    if (left > 0) forget = pool.readAll(args, o.flags, o.concurrency, cancel, each)
+    if (forget === null) return resolve(out)
     o.signal?.addEventListener('abort', onAbort, { once: true })
   })
 }

@@ -7,15 +7,16 @@ const { FS_ANSWERS } = require('./errors')
 const forFs = () => FS_ANSWERS
 // The default mode is fast, as with the addon (setMemoryMode's answers match).
 let lean = false
-const forFsAsync = async () => FS_ANSWERS
 
 module.exports = {
   readPath: forFs,
   readPathBytes: forFs,
   readFd: forFs,
-  readPathAsync: forFsAsync,
-  readPathBytesAsync: forFsAsync,
-  readFdAsync: forFsAsync,
+  poolOpen: () => null,
+  // -1: no read was queued, fs answers it.
+  poolRead: () => -1,
+  poolReadAll: () => -1,
+  poolForget: () => {},
   ReadCancel: class ReadCancel {
     cancel() {}
   },

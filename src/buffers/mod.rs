@@ -8,7 +8,7 @@
 //! - small buffers stay with their thread (`LOCAL_KEEP` per element type, more
 //!   where `keep_locally` says so), for its next small string, without a lock;
 //! - large ones go to one process-wide pool, shared because finalizers give
-//!   buffers back on the JS thread while async reads take theirs on libuv's
+//!   buffers back on the JS thread while async reads take theirs on the pool's
 //!   threads. It is bounded in bytes (`SHARED_MAX_BYTES`), and a reaper
 //!   thread, running only while
 //!   the pool holds something, frees every buffer idle for `KEEP_IDLE_FOR`: the

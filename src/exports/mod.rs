@@ -9,15 +9,15 @@
 //! - `readPathBytes` (Buffer path), `readFd`, `engine`, `reader`,
 //!   `setHeapMeter` (for lib/heap.js), `setLeanStrings`, `setOtherRuntime`:
 //!   `#[napi]` functions below;
-//! - `readPathAsync`, `readPathBytesAsync`, `readFdAsync`: tasks on libuv's
-//!   thread pool (`tasks`);
-//! - `readFilesOpen`/`Next`/`Cancel`, `readFilesStart`/`Take`,
-//!   `readFilesSettle`: many files read by several threads at once (`batch`).
+//! - `poolOpen`, `poolRead`, `poolReadAll`, `poolTake`, `ReadCancel`: async
+//!   reads, single or batched, on this JS thread's pool of readers (`pool`);
+//! - `readFilesOpen`/`Next`/`Cancel`, `readFilesSettle`: a sync batch, many
+//!   files read by several threads at once (`batch`).
 
 mod args;
 mod batch;
+mod pool;
 mod raw;
-mod tasks;
 
 use napi::bindgen_prelude::{Function, Object, Uint8Array};
 use napi::{Env, JsValue};

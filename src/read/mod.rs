@@ -151,7 +151,7 @@ struct Stop<'a> {
 pub(crate) static NEVER_CANCELLED: AtomicBool = AtomicBool::new(false);
 
 /// Whether the read's owner asked it to stop; checked between chunks.
-fn cancelled(cancel: &AtomicBool) -> bool {
+pub(crate) fn cancelled(cancel: &AtomicBool) -> bool {
   cancel.load(Ordering::Relaxed)
 }
 

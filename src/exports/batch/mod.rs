@@ -1,24 +1,15 @@
-//! `readFilesUtf8` / `readFilesUtf8Async`: a list of files read by several
-//! threads at once, each file through the single read's pipeline (read →
-//! classify → transcode), the JS strings made on the JS thread in list order.
+//! `readFilesUtf8`: a list of files read by several threads at once (the
+//! ring and its readers: `ring`; one entry's read: `entry`), the JS strings
+//! made on the JS thread in list order. (Async batches run on the pool of
+//! async reads, `exports::pool`.)
 //!
-//! Reader threads take the next index from a shared counter, read and decode
-//! that file and leave the result in a ring of slots; the JS thread takes the
-//! results in order and makes their strings. A reader takes no index beyond
-//! the ring's reach, nor while the results waiting for the JS thread hold more
-//! than `BATCH_PENDING_MAX_BYTES`: however long the list, memory holds the strings
-//! made so far plus a bounded working set.
-//!
-//! Sync: the calling thread reads too (the entry it needs next it reads and
-//! makes at once), and each call (`readFilesNext`) returns at the first entry
-//! that is not a string, which lib/batch.js then has fs answer before it goes
-//! on or stops. A sync batch has a loop's side effects: what its readers read
-//! ahead of the JS thread depends on `Ahead`, and once the caller stops
+//! The calling thread reads too (the entry it needs next it reads and makes
+//! at once), and each call (`readFilesNext`) returns at the first entry that
+//! is not a string, which lib/batch.js then has fs answer before it goes on
+//! or stops. A batch has a loop's side effects: what its readers read ahead of
+//! the JS thread depends on `Ahead`, and once the caller stops
 //! (`readFilesCancel`), the call returns at once: readers still busy end on
-//! their own, their reads stopped between chunks. Async: every entry is read,
-//! as `Promise.all` over `fs.promises.readFile` starts every read, and the
-//! readers wake the JS thread through a threadsafe function, whose JS
-//! callback calls `readFilesTake`.
+//! their own, their reads stopped between chunks.
 
 mod entry;
 mod ring;
@@ -31,12 +22,12 @@ use napi::{sys, Env, JsValue};
 use napi_derive::napi;
 
 use self::entry::{js_value, Ahead, Done, Reading};
-use self::ring::{batch_run, ends_a_run, lock, result_bytes, taken_max_bytes, Batch, BatchHandle, WakeFn, Waker};
+use self::ring::{batch_run, ends_a_run, lock, result_bytes, taken_max_bytes, Batch, BatchHandle};
 use super::args::collect_paths;
 use crate::external_memory;
 use crate::js_string::Reply;
 use crate::limits::tuned;
-use crate::outcome::{Outcome, Text, FS_ANSWERS, STRING_TOO_LONG};
+use crate::outcome::{Outcome, Text, STRING_TOO_LONG};
 
 /// Most threads a batch starts (`BATCH_MAX_THREADS`).
 fn max_threads() -> u32 {
@@ -67,7 +58,6 @@ pub fn read_files_open(
     ahead,
     readers,
     STRING_TOO_LONG,
-    Waker::Condvar,
   ));
   Batch::start_readers(&batch, readers);
   Ok(External::new(BatchHandle(batch)))
@@ -222,62 +212,6 @@ impl Drop for HandleScope {
   }
 }
 
-/// `readFilesStart(paths, flags, concurrency, onReady)`: starts an async
-/// batch on `concurrency` reader threads, which read every entry. `onReady()`
-/// is called on the JS thread when results are ready to `readFilesTake`.
-#[napi(js_name = "readFilesStart", ts_return_type = "ExternalObject<'batch'>")]
-pub fn read_files_start(
-  env: Env,
-  paths: Array,
-  flags: i32,
-  concurrency: u32,
-  on_ready: WakeFn,
-) -> napi::Result<External<BatchHandle>> {
-  let paths = collect_paths(env.raw(), &paths)?;
-  let readers = (concurrency.clamp(1, max_threads()) as usize).min(paths.len());
-  let batch = Arc::new(Batch::new(
-    paths,
-    Reading::new(flags, readers, concurrency),
-    Ahead::Everything,
-    readers,
-    // As readFileUtf8Async: fs.promises answers for files of kMaxLength bytes or more.
-    FS_ANSWERS,
-    Waker::Callback(Some(on_ready)),
-  ));
-  if Batch::start_readers(&batch, readers) == 0 {
-    // (lib/batch.js never starts an empty batch.)
-    return Err(napi::Error::from_reason("readfile-utf8: could not start a thread"));
-  }
-  Ok(External::new(BatchHandle(batch)))
-}
-
-/// `readFilesTake(handle, out)`: stores the values of the results ready in
-/// list order into `out` (from where the last call stopped): strings, and
-/// failure codes for lib/batch.js to have fs answer; returns true once every
-/// entry is in.
-#[napi(js_name = "readFilesTake")]
-pub fn read_files_take(env: Env, handle: &External<BatchHandle>, out: Array) -> napi::Result<bool> {
-  let batch = &handle.0;
-  let mut taken = Vec::new();
-  let over = {
-    let mut st = lock(&batch.state);
-    st.wake_queued = false;
-    batch.take_ready(&mut st, &mut taken, usize::MAX, false);
-    st.emitted >= batch.len()
-  };
-  if over {
-    // Released now, so that it no longer keeps the event loop alive; the
-    // readers are ending.
-    batch.end(false);
-  }
-  let mut spent = Vec::new();
-  let made = set_elements(env.raw(), batch, out.raw(), &mut taken, &mut spent);
-  batch.keep_spares(&mut lock(&batch.state), &mut spent);
-  spent.into_iter().for_each(Text::give_back);
-  made?;
-  Ok(over)
-}
-
 /// `readFilesSettle()`: reports to V8's GC the external strings' bytes that
 /// the last sync batch still owes (lib/batch.js calls it in a microtask).
 #[napi(js_name = "readFilesSettle")]
@@ -285,8 +219,7 @@ pub fn read_files_settle(env: Env) {
   external_memory::report_ended_batches(env.raw());
 }
 
-/// `readFilesCancel(handle)`: the batch stops (a sync one that threw, an
-/// async one aborted): no further file is started, reads in progress stop at
+/// `readFilesCancel(handle)`: the batch stops (it threw, or is done): no further file is started, reads in progress stop at
 /// their next chunk, and nothing waits for them. Does nothing to a batch
 /// that is over.
 #[napi(js_name = "readFilesCancel")]
@@ -344,6 +277,7 @@ mod tests {
   use super::ring::spares_max;
   use super::*;
   use crate::buffers;
+  use crate::outcome::FS_ANSWERS;
 
   fn paths_of(files: &[std::path::PathBuf]) -> crate::exports::args::Paths {
     let mut paths = crate::exports::args::Paths::new();
@@ -401,7 +335,6 @@ mod tests {
       Ahead::Everything,
       1,
       STRING_TOO_LONG,
-      Waker::Condvar,
     ));
     assert_eq!(Batch::start_readers(&batch, 1), 1);
     let mut made = 0;
@@ -443,7 +376,6 @@ mod tests {
       Ahead::RegularFiles,
       0,
       STRING_TOO_LONG,
-      Waker::Condvar,
     );
     // A FIFO that no writer opens: an open of it would block for ever.
     assert!(matches!(batch.read_ahead(1), Done::InOrder));

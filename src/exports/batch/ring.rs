@@ -10,11 +10,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
-use std::time::Duration;
 
 use napi::sys;
-use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
-use napi::Status;
 
 use super::entry::{read_one, read_value_now, Ahead, Done, Reading};
 use crate::buffers;
@@ -39,9 +36,8 @@ pub(super) fn spares_max() -> usize {
   tuned!(BATCH_SPARES)
 }
 
-/// Results the JS thread makes into strings at a time (`BATCH_RUN`): per
-/// handle scope (sync), so a list of 10^5 files does not hold 10^5 handles at
-/// once, and per wake-up (async), each of which costs it a callback.
+/// Results the JS thread makes into strings at a time (`BATCH_RUN`), per
+/// handle scope: a list of 10^5 files does not hold 10^5 handles at once.
 pub(super) fn batch_run() -> usize {
   tuned!(BATCH_RUN).min(window())
 }
@@ -59,18 +55,6 @@ fn spares_per_claim() -> usize {
   2 * buffers::LOCAL_KEEP
 }
 
-/// How the JS thread is told that the result it waits for is ready.
-pub(super) enum Waker {
-  /// Sync: it sleeps on `Batch::ready`.
-  Condvar,
-  /// Async: a threadsafe function that calls the JS callback, which calls
-  /// `take`. Dropped (released) once the batch is over, so that it no longer
-  /// keeps the event loop alive.
-  Callback(Option<WakeFn>),
-}
-
-pub(super) type WakeFn = ThreadsafeFunction<(), (), (), Status, false>;
-
 pub(super) struct State {
   /// The next index a reader takes.
   pub(super) claimed: usize,
@@ -84,9 +68,6 @@ pub(super) struct State {
   pub(super) stop: bool,
   pub(super) js_waiting: bool,
   pub(super) workers_waiting: usize,
-  pub(super) waker: Waker,
-  /// A wake-up is on its way to the JS thread (async).
-  pub(super) wake_queued: bool,
   /// The first index from `emitted` on whose result is not ready yet.
   pub(super) ready_end: usize,
   /// Small buffers the JS thread copied strings out of, for the readers' next
@@ -141,14 +122,7 @@ pub(super) fn ends_a_run(done: &Done) -> bool {
 }
 
 impl Batch {
-  pub(super) fn new(
-    paths: Paths,
-    reading: Reading,
-    ahead: Ahead,
-    readers: usize,
-    too_large: i32,
-    waker: Waker,
-  ) -> Self {
+  pub(super) fn new(paths: Paths, reading: Reading, ahead: Ahead, readers: usize, too_large: i32) -> Self {
     let slots = paths.len().clamp(1, window());
     Batch {
       readers,
@@ -165,8 +139,6 @@ impl Batch {
         stop: false,
         js_waiting: false,
         workers_waiting: 0,
-        waker,
-        wake_queued: false,
         ready_end: 0,
         spares: Vec::new(),
       }),
@@ -234,7 +206,7 @@ impl Batch {
   }
 
   /// Stores a finished result; wakes the JS thread if it extends the run of
-  /// results ready in list order (async: once that run is worth a wake-up).
+  /// results ready in list order.
   pub(super) fn deposit(&self, st: &mut State, index: usize, done: Done) {
     if st.stop {
       return; // nobody takes it: dropped here
@@ -246,36 +218,13 @@ impl Batch {
       return;
     }
     self.extend_ready(st);
-    self.wake_js(st, false);
+    self.wake_js(st);
   }
 
-  /// Tells the JS thread that results are ready in list order. Async, a
-  /// wake-up costs the JS thread a callback: one per `BATCH_RUN` results,
-  /// unless `now` (a reader is about to wait for room) or no file is left to
-  /// start (the batch is ending).
-  fn wake_js(&self, st: &mut State, now: bool) {
-    if st.ready_end == st.emitted {
-      return;
-    }
-    match &st.waker {
-      Waker::Condvar => {
-        if st.js_waiting {
-          self.ready.notify_one();
-        }
-      }
-      Waker::Callback(wake) => {
-        let worth_it = now || st.ready_end - st.emitted >= batch_run() || st.claimed >= self.len();
-        if !st.wake_queued && worth_it {
-          st.wake_queued = true;
-          let delivered = wake
-            .as_ref()
-            .is_some_and(|w| w.call((), ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok);
-          if !delivered {
-            // The environment is going away: nobody will take the results.
-            self.stop(st);
-          }
-        }
-      }
+  /// Tells the JS thread, if it waits, that results are ready in list order.
+  fn wake_js(&self, st: &mut State) {
+    if st.ready_end != st.emitted && st.js_waiting {
+      self.ready.notify_one();
     }
   }
 
@@ -288,9 +237,6 @@ impl Batch {
     st.slots.iter_mut().for_each(|slot| drop(slot.take()));
     st.pending_bytes = 0;
     self.room.notify_all();
-    if let Waker::Callback(wake) = &mut st.waker {
-      wake.take();
-    }
   }
 
   /// A reader thread's loop: take an index, read it, store the result.
@@ -307,22 +253,12 @@ impl Batch {
         if st.stop || st.claimed >= self.len() {
           return;
         }
-        // The JS thread must drain for room to come.
-        self.wake_js(&mut st, true);
+        // The JS thread must drain for room to come; it stops the batch when
+        // it is done with it (`readFilesCancel`, or the handle collected).
+        self.wake_js(&mut st);
         st.workers_waiting += 1;
-        // A timeout too, so that a reader whose JS environment went away
-        // without a word (async) notices it and ends.
-        st = self
-          .room
-          .wait_timeout(st, Duration::from_millis(250))
-          .unwrap_or_else(|e| e.into_inner())
-          .0;
+        st = self.room.wait(st).unwrap_or_else(|e| e.into_inner());
         st.workers_waiting -= 1;
-        if let Waker::Callback(Some(wake)) = &st.waker {
-          if wake.aborted() {
-            self.stop(&mut st);
-          }
-        }
       }
       let index = st.claimed;
       st.claimed += 1;
