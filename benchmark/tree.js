@@ -37,7 +37,8 @@ const opts = suiteOptions('tree.js', {
   bun: { type: 'string' },
   'no-bun': { type: 'boolean', default: false },
 })
-const DIR = path.resolve(opts.values.dir ?? path.join(ROOT, 'node_modules'))
+// Under `npm run`, the working directory is the repo's; INIT_CWD is where the command was typed.
+const DIR = opts.values.dir === undefined ? path.join(ROOT, 'node_modules') : path.resolve(process.env.INIT_CWD ?? process.cwd(), opts.values.dir)
 const RUNS = Math.round(opts.number('runs', 7, 3))
 const PASSES = Math.max(2, Math.round(opts.number('passes', 9, 5)))
 const IN_FLIGHT = Math.round(opts.number('in-flight', 64))
