@@ -228,7 +228,8 @@ wrapDecoder(Buffer.prototype, 'toString', 'buffer.toString', (self) => self)
 wrapDecoder(TextDecoder.prototype, 'decode', 'TextDecoder.decode', (self, args) => args[0])
 
 process.on('exit', () => {
-  if (!OUT) return
+  // A worker thread gets this preload too (it inherits --import): the main thread's counts are the report's.
+  if (!OUT || !require('node:worker_threads').isMainThread) return
   fs.writeFileSync(
     OUT,
     JSON.stringify({

@@ -100,13 +100,20 @@ function install({ pkg, version }) {
   return execFileSync('bash', [path.join(ROOT, 'scripts', 'get-tool.sh'), pkg, version], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim()
 }
 
-/** Runs `tool` once in `work` with `nodeArgs` before its bin and `env` added; its wall ms. */
+// Runs its arguments (fd 3 closed for them), then writes bash's `times` to fd 3:
+// the user and system CPU time of the shell's children, that is of the tool.
+const WITH_TIMES = '"$@" 3>&-; status=$?; times >&3; exit $status'
+
+/**
+ * Runs `tool` once in `work` with `nodeArgs` before its bin and `env` added:
+ * its wall ms, and the CPU ms of its process (all threads, user + system).
+ */
 function run(tool, work, nodeArgs, env = {}) {
   const t0 = process.hrtime.bigint()
-  const r = spawnSync(process.execPath, [...nodeArgs, tool.binPath, ...tool.args], {
+  const r = spawnSync('bash', ['-c', WITH_TIMES, 'bash', process.execPath, ...nodeArgs, tool.binPath, ...tool.args], {
     cwd: work,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     maxBuffer: 1 << 28,
   })
   const ms = Number(process.hrtime.bigint() - t0) / 1e6
@@ -114,7 +121,11 @@ function run(tool, work, nodeArgs, env = {}) {
     const said = `${r.stderr}${r.stdout}`.trim().split('\n').slice(-15).join('\n')
     throw new Error(`${tool.name} ${nodeArgs.join(' ')} exited with ${r.status ?? r.signal}:\n${said}`)
   }
-  return ms
+  // `times`: the shell's own user and system time, then its children's, as 0m1.234s.
+  const children = /(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s\s*$/.exec(String(r.output[3]))
+  if (!children) throw new Error(`${tool.name}: no CPU times from bash (${String(r.output[3]).trim()})`)
+  const [, um, us, sm, ss] = children.map(Number)
+  return { ms, cpu: (um * 60 + us + sm * 60 + ss) * 1000 }
 }
 
 /** One run under tools-probe.js (after the hook when `hook`): what it saw. */
@@ -129,16 +140,16 @@ function probe(tool, work, hook) {
   return seen
 }
 
-/** One run whose reads are free: its wall ms less the preload's own. */
+/** One run whose reads are free: its wall and CPU ms less the preload's own time (it reads on one thread). */
 function freeRun(tool, work, list) {
   const msFile = path.join(work, '.free-reads-ms')
-  const wall = run(tool, work, ['--import', url('tools-free-reads.js')], {
+  const { ms, cpu } = run(tool, work, ['--import', url('tools-free-reads.js')], {
     READFILE_UTF8_BENCH_FREE_READS: list,
     READFILE_UTF8_BENCH_FREE_READS_MS: msFile,
   })
   const preload = Number(fs.readFileSync(msFile, 'utf8'))
   fs.rmSync(msFile)
-  return wall - preload
+  return { ms: ms - preload, cpu: cpu - preload }
 }
 
 // One decoder's pass over the Buffers of a list of files, in a fresh process.
@@ -249,15 +260,28 @@ function report(corpus, results) {
       '(the pair; speed-up: the median of the pairs\' ratios, plain over hooked), then with its reads free: every file that a probe run saw it read whole ' +
       '(by `fs.readFileSync`, `fs.readFile` or `fs.promises.readFile`) is read before the tool starts, and those calls are answered from memory ' +
       "(the preload's own time taken off). Reading's share: (plain − free) / plain, round by round, then the median: what any reader could " +
-      "save. The hook's part: how much of that the hook saves, (plain − hooked) / (plain − free), from the medians.",
+      "save. The hook's part: how much of that the hook saves, (plain − hooked) / (plain − free), from the medians. " +
+      "CPU: the tool's process, all its threads, user + system (bash's `times` of its child), median of the rounds: on a busy machine " +
+      'the wall time also holds waits for a core, and a process that often blocks on reads is woken ahead of one that never does.',
     '',
     table(
-      [['tool', 'l'], ['plain ms', 'r'], ['with the hook ms', 'r'], ['speed-up', 'r'], ['reads free ms', 'r'], ["reading's share", 'r'], ["the hook's part of it", 'r']],
+      [
+        ['tool', 'l'],
+        ['plain ms', 'r'],
+        ['with the hook ms', 'r'],
+        ['speed-up', 'r'],
+        ['reads free ms', 'r'],
+        ["reading's share", 'r'],
+        ["the hook's part of it", 'r'],
+        ['CPU ms: plain, hook, free', 'r'],
+      ],
       results.map(({ tool, plain, hooked, free }) => {
-        const [p, h, f] = [median(plain), median(hooked), median(free)]
-        const ratios = plain.map((a, i) => a / hooked[i])
-        const shares = plain.map((a, i) => (a - free[i]) / a)
-        return [tool.name, ms(p), ms(h), fmtRatio(median(ratios)), ms(f), pct(median(shares)), p > f ? pct((p - h) / (p - f)) : '—']
+        const wall = (runs) => runs.map((r) => r.ms)
+        const [p, h, f] = [plain, hooked, free].map((runs) => median(wall(runs)))
+        const ratios = plain.map((a, i) => a.ms / hooked[i].ms)
+        const shares = plain.map((a, i) => (a.ms - free[i].ms) / a.ms)
+        const cpu = [plain, hooked, free].map((runs) => ms(median(runs.map((r) => r.cpu)))).join(', ')
+        return [tool.name, ms(p), ms(h), fmtRatio(median(ratios)), ms(f), pct(median(shares)), p > f ? pct((p - h) / (p - f)) : '—', cpu]
       }),
     ),
     '',
@@ -302,7 +326,7 @@ function report(corpus, results) {
           return [
             tool.name,
             `${files(bufferFiles.length)}, ${fmtMiB(corpus.sizeOf(bufferFiles))}: ${inCorpus} of the corpus` +
-              (own.length ? `, ${own.length} others (${own.slice(0, 2).join(', ')}${own.length > 2 ? ', …' : ''})` : ''),
+              (own.length ? `, ${own.length} other${own.length === 1 ? "" : "s"} (${own.slice(0, 2).join(', ')}${own.length > 2 ? ', …' : ''})` : ''),
             `${by}, ${ms(seen.decoding.ms)} ms`,
             ms(decode.toString),
             ms(decode.TextDecoder),

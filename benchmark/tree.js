@@ -173,7 +173,7 @@ function report({ truth, node, bun, cols, results, floorBuilt }) {
       [
         [node.name, ...cols.map((c) => ms(t[c.key]))],
         [`${node.name} spread`, ...cols.map((c) => spread(results[c.key]))],
-        ...(bun ? [[`${bun.name} (its fs; ours)`, ...cols.map((c) => ms(b[c.key]))]] : []),
+        bun ? [`${bun.name} (its fs; ours)`, ...cols.map((c) => ms(b[c.key]))] : ['Bun: not run (--no-bun, or none found)', ...cols.map(() => '—')],
       ],
     ),
     '',
