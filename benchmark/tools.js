@@ -20,7 +20,8 @@
 //   3. where it reads Buffers, the same files' Buffers through
 //      buffer.toString('utf8'), TextDecoder and decodeUtf8, one pass in a
 //      fresh process each.
-// Wall time: from spawning the tool's process to its exit, on this Node.
+// Wall time: from spawning the tool's process to its exit, on this Node; CPU
+// time: that process's, all threads, from bash's `times`.
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
