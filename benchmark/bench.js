@@ -31,6 +31,8 @@ const SUITES = {
   register: { script: 'register.js', about: "require('typescript') with and without readfile-utf8/register" },
   floor: { script: 'floor.js', about: 'the read step and the string step alone, and the caps on the speed-up they set' },
   batch: { script: 'batch.js', about: "readFilesUtf8(Async) over node_modules and a generated tree, against loops of fs, of ours and of Bun's readFileSync" },
+  tree: { script: 'tree.js', about: 'every file under --dir (default node_modules) read once per fresh process: fs, fs.promises, the hook, Bun, ours five ways; first pass vs steady; the read floor' },
+  tools: { script: 'tools.js', fetches: true, about: "ESLint, Prettier, Rollup and tsc (pinned, from the npm registry) on three's sources, with and without readfile-utf8/register" },
   bun: { script: 'bun.js', fetches: true, about: "readFileUtf8 in plain loops against fs.readFileSync(p, 'utf8') on this Node and on Bun" },
   calibrate: { script: 'calibrate.js', builds: true, about: "where each threshold of src/limits.rs and decodeUtf8's routes lies on this machine (with a bench build, brought up to date first)" },
 }
@@ -41,7 +43,7 @@ const HELP = `Usage: npm run bench [-- options]    (or: node benchmark/bench.js 
 Runs benchmark suites with this Node and prints their reports. Writes no file
 unless --save is given.
 
-  --suite <list>     comma-separated, default ${DEFAULT_SUITES.join(',')}; 'all' runs every one but sustained, bun and calibrate:
+  --suite <list>     comma-separated, default ${DEFAULT_SUITES.join(',')}; 'all' runs every one but sustained, tools, bun and calibrate:
 ${Object.entries(SUITES)
   .map(([name, s]) => `                       ${name.padEnd(10)} ${s.about}`)
   .join('\n')}
@@ -58,7 +60,7 @@ Every other option goes to each suite run. Every suite takes:
                      memory also measures lean beside it)
 and its own, listed at the head of its script (e.g. read: --views median,sustained,batched,loaded,gapped,
 --time ms, --loop-ms ms, --batch-ms ms, --gap-ms ms; memory: --loop-mib n, --idle-ms ms, --async-reads n;
-bun: --bun path, --loop-ms ms, --rounds n).
+bun: --bun path, --loop-ms ms, --rounds n; tree: --dir D, --runs n; tools: --pairs n, --tools list).
 `
 
 class UsageError extends Error {}
