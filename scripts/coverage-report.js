@@ -267,10 +267,10 @@ function main() {
   console.log(`\naccepted gaps (${path.relative(ROOT, GAPS_FILE)}):`)
   for (const gap of resolved) {
     const cov = areas.js.get(gap.file) ?? areas.rust.get(gap.file)
-    const reached = cov ? [...gap.lines].filter((n) => cov.lines.get(n) > 0).length : 0
-    const lines = cov ? [...gap.lines].filter((n) => cov.lines.has(n)).length : 0
-    const note = lines > 0 && reached === lines ? ' (every line of it is reached now: remove it?)' : ''
-    console.log(`  ${gap.label}: ${gap.reason}${note}`)
+    const counted = cov ? [...gap.lines].filter((n) => cov.lines.has(n)) : []
+    const branches = cov ? cov.branches.filter((b) => gap.lines.has(b.line)) : []
+    const reached = counted.length + branches.length > 0 && counted.every((n) => cov.lines.get(n) > 0) && branches.every((b) => b.hit)
+    console.log(`  ${gap.label}: ${gap.reason}${reached ? ' (all of it is reached now: remove it?)' : ''}`)
   }
 
   const failures = [...problems]

@@ -1,5 +1,5 @@
 'use strict'
-// npm run coverage [-- --no-rust-tests] [--no-js] [--report-only]
+// npm run coverage [-- --report-only]
 //
 // What the tests reach, in both languages, over one run of each suite:
 // - JS: V8's coverage of lib/ and the entry files over the fast tier, of
@@ -40,8 +40,6 @@ const RUST_IGNORED = String.raw`(^|/)(tests|benchmark)/|(^|/)build\.rs$|/\.cargo
 
 const { values: args } = parseArgs({
   options: {
-    'no-js': { type: 'boolean', default: false },
-    'no-rust-tests': { type: 'boolean', default: false },
     'report-only': { type: 'boolean', default: false },
   },
 })
@@ -247,14 +245,10 @@ function main() {
     must('cargo', ['llvm-cov', 'clean', '--workspace'], { env })
     step('the addon, built with coverage instrumentation')
     buildAddon(env)
-    if (!args['no-rust-tests']) {
-      step("cargo test, instrumented (unit tests and tests/*.rs; the portable reader's unit tests and eintr)")
-      passed = runRustTests(env) && passed
-    }
-    if (!args['no-js']) {
-      step('the JS fast tier, on the instrumented addon, with V8 coverage')
-      passed = runJsSuite(env) && passed
-    }
+    step("cargo test, instrumented (unit tests and tests/*.rs; the portable reader's unit tests and eintr)")
+    passed = runRustTests(env) && passed
+    step('the JS fast tier, on the instrumented addon, with V8 coverage')
+    passed = runJsSuite(env) && passed
   }
   step('reports')
   const profiles = fs.readdirSync(CARGO_TARGET).filter((n) => n.endsWith('.profraw')).length
