@@ -3,6 +3,7 @@
 // recognise is reported as DELEGATE so that fs itself answers (and throws its
 // own exact error for bad input).
 const { constants } = require('node:fs')
+const { inspect } = require('node:util')
 
 const DELEGATE = Symbol('let fs handle this call')
 
@@ -78,11 +79,11 @@ function requestedEncoding(options) {
   return undefined
 }
 
+/** ERR_INVALID_ARG_VALUE for an encoding we do not read, the value shown as Node's errors show it. */
 function invalidEncoding(encoding) {
-  const shown = typeof encoding === 'string' ? `'${encoding}'` : String(encoding)
-  const err = new TypeError(
-    `The argument 'encoding' must be 'utf8' or 'utf-8' for readFileUtf8. Received ${shown}`,
-  )
+  const inspected = inspect(encoding)
+  const shown = inspected.length > 128 ? `${inspected.slice(0, 128)}...` : inspected
+  const err = new TypeError(`The argument 'encoding' must be 'utf8' or 'utf-8' for readFileUtf8. Received ${shown}`)
   err.code = 'ERR_INVALID_ARG_VALUE'
   return err
 }
