@@ -149,8 +149,9 @@ const MUTANTS = [
     patches: [
       {
         file: 'lib/async.js',
-        find: "  if (typeof arg === 'string') reading = native.readPathAsync(arg, flags, cancel)\n  else if (typeof arg === 'number') reading = native.readFdAsync(arg, cancel)\n  else reading = native.readPathBytesAsync(arg, flags, cancel)",
-        replace: "  if (typeof arg === 'string') reading = Promise.resolve(native.readPath(arg, flags))\n  else if (typeof arg === 'number') reading = Promise.resolve(native.readFd(arg))\n  else reading = Promise.resolve(native.readPathBytes(arg, flags))",
+        find: '  const reading = pool.readOne(arg, flags, cancel)\n',
+        replace:
+          "  const reading = Promise.resolve(typeof arg === 'string' ? native.readPath(arg, flags) : typeof arg === 'number' ? native.readFd(arg) : native.readPathBytes(arg, flags))\n",
       },
     ],
     tests: ['async.test.js'],
@@ -158,7 +159,7 @@ const MUTANTS = [
   {
     id: 'async-decode-main-thread',
     area: 'async off-thread',
-    bug: 'async reads read on the thread pool but decode on the main thread (in the task\'s resolve)',
+    bug: 'async reads read on the pool\'s threads but decode on the main thread (when their results are taken)',
     patches: [
       {
         file: 'src/pipeline.rs',
@@ -166,10 +167,10 @@ const MUTANTS = [
         replace: '      let _ = facts;\n      Outcome::Text {\n        text: Text::Latin1(buf),\n        replaced: false,\n      }',
       },
       {
-        file: 'src/exports/tasks.rs',
-        find: '  fn resolve(&mut self, _env: Env, output: Outcome) -> napi::Result<Settled> {\n    Ok(Settled(output))',
+        file: 'src/exports/pool.rs',
+        find: '    let value = unsafe { pipeline::outcome_value(env, outcome, caller, None::<&mut Vec<Text>>) }?;',
         replace:
-          '  fn resolve(&mut self, _env: Env, output: Outcome) -> napi::Result<Settled> {\n    Ok(Settled(match output {\n      Outcome::Text { text: crate::outcome::Text::Latin1(bytes), .. } => {\n        let replaced = matches!(crate::transcode::decode(&bytes, Default::default()), crate::outcome::Decoded::Replaced(_));\n        Outcome::Text { text: crate::transcode::decode(&bytes, Default::default()).owning(bytes), replaced }\n      }\n      other => other,\n    }))',
+          '    let outcome = match outcome {\n      Outcome::Text { text: Text::Latin1(bytes), .. } => {\n        let replaced = matches!(crate::transcode::decode(&bytes, Default::default()), crate::outcome::Decoded::Replaced(_));\n        Outcome::Text { text: crate::transcode::decode(&bytes, Default::default()).owning(bytes), replaced }\n      }\n      other => other,\n    };\n    let value = unsafe { pipeline::outcome_value(env, outcome, caller, None::<&mut Vec<Text>>) }?;',
       },
     ],
     tests: ['async.test.js'],
