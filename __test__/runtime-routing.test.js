@@ -115,3 +115,16 @@ test(`batches are ours in every runtime: fs is not asked (${RUNTIME})`, async ()
   sync.forEach((s, i) => assert.ok(s === strings[i], `readFilesUtf8 ${files[i]}`))
   async.forEach((s, i) => assert.ok(s === strings[i], `readFilesUtf8Async ${files[i]}`))
 })
+
+test(`errors are the runtime's fs's, field by field, through every entry point (${RUNTIME})`, async () => {
+  const { errorFields, thrown, osErrorFixtures } = require('./helpers')
+  const { osErrors } = osErrorFixtures('routing-')
+  for (const [name, p] of Object.entries(osErrors)) {
+    const expected = errorFields(thrown(() => fs.readFileSync(p, 'utf8')))
+    const expectedAsync = errorFields(await fs.promises.readFile(p, 'utf8').catch((e) => e))
+    assert.deepEqual(errorFields(thrown(() => api.readFileUtf8(p))), expected, `readFileUtf8: ${name}`)
+    assert.deepEqual(errorFields(api.readFilesUtf8([p], { errors: 'return' })[0]), expected, `readFilesUtf8: ${name}`)
+    assert.deepEqual(errorFields(await api.readFileUtf8Async(p).catch((e) => e)), expectedAsync, `readFileUtf8Async: ${name}`)
+    assert.deepEqual(errorFields((await api.readFilesUtf8Async([p], { errors: 'return' }))[0]), expectedAsync, `readFilesUtf8Async: ${name}`)
+  }
+})
