@@ -93,7 +93,7 @@ const SUITES = {
       'external-pages.test.js': 'every string is copied under Deno: no external string holds a buffer of ours',
       'loader.test.js': "its children run node -e scripts with dynamic import(), which Deno's eval does not take",
       'loader-choice.test.js': "Deno runs no -r preload script, which these cases use to pretend a libc or an arch",
-      'worker-exit.test.js': "Deno's Workers post no message from a CommonJS eval Worker",
+      'worker-exit.test.js': "its child reads its arguments after -e from process.argv, which Deno's -e passes otherwise (the child then writes into the cwd)",
     },
   },
 }
