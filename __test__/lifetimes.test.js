@@ -74,13 +74,16 @@ test('no thread of ours outlives the work: the helper of split reads, the reaper
         const leftAfterBatches = await allEnded(10000)
         rounds.push({ same, afterRead: [...new Set(afterRead)], left, batch, batchAsync, leftAfterBatches })
       }
-      console.log(JSON.stringify({ atLoad, rounds }))
+      console.log(JSON.stringify({ atLoad, rounds, reader: require(${JSON.stringify(ROOT)} + '/lib/native').reader() }))
     })()`)
   assert.deepEqual(out.atLoad, [], 'loading the package starts no thread')
   for (const [i, round] of out.rounds.entries()) {
     assert.equal(round.same, true, `round ${i}: the string is fs's`)
-    // The split read used the helper, and its read buffer went to the pool, which the reaper watches.
-    assert.deepEqual(round.afterRead, ['readfile-utf8-h', 'readfile-utf8-r'], `round ${i}: the threads a large read starts`)
+    // Its read buffer went to the pool, which the reaper watches; the Linux
+    // reader split the read, its second half on the helper.
+    const started = out.reader === 'syscalls' ? ['readfile-utf8-h', 'readfile-utf8-r'] : ['readfile-utf8-r']
+    const seen = out.reader === 'syscalls' ? round.afterRead : round.afterRead.filter((t) => t !== 'readfile-utf8-h')
+    assert.deepEqual(seen, started, `round ${i}: the threads a large read starts`)
     assert.deepEqual(round.left, [], `round ${i}: threads still running 10 s after a read`)
     assert.equal(round.batch && round.batchAsync, true)
     assert.deepEqual(round.leftAfterBatches, [], `round ${i}: threads still running 10 s after the batches`)
