@@ -26,21 +26,33 @@ function runChild(script, args = []) {
 }
 
 // In the child: the names of our threads (Linux truncates them to 15
-// characters: readfile-utf8-h(elper), -r(eaper), -b(atch)), and a bounded
-// wait for them all to end.
+// characters: readfile-utf8-h(elper), -r(eaper), -b(atch)), every name a
+// Worker saw while the work ran (it looks every few milliseconds, so that a
+// thread that came and went on a loaded machine is still seen), and a
+// bounded wait for them all to end.
 const THREADS = `
 const fs = require('node:fs')
+const { Worker } = require('node:worker_threads')
 const api = require(${JSON.stringify(ROOT)})
-function ourThreads() {
+const OUR_THREADS = \`function ourThreads() {
   const names = []
-  for (const t of fs.readdirSync('/proc/self/task')) {
+  for (const t of require('node:fs').readdirSync('/proc/self/task')) {
     try {
-      const name = fs.readFileSync('/proc/self/task/' + t + '/comm', 'latin1').trim()
+      const name = require('node:fs').readFileSync('/proc/self/task/' + t + '/comm', 'latin1').trim()
       if (name.startsWith('readfile-utf8')) names.push(name)
     } catch {}
   }
   return names.sort()
-}
+}\`
+eval(OUR_THREADS)
+const watcher = new Worker(OUR_THREADS + \`
+  const { parentPort } = require('node:worker_threads')
+  let seen = new Set()
+  setInterval(() => { for (const name of ourThreads()) seen.add(name) }, 2)
+  parentPort.on('message', () => { parentPort.postMessage([...seen].sort()); seen = new Set() })\`, { eval: true })
+watcher.unref()
+/** The names the watcher saw since the last call. */
+const seen = () => new Promise((resolve) => { watcher.once('message', resolve); watcher.postMessage('report') })
 async function allEnded(deadlineMs) {
   const start = Date.now()
   while (ourThreads().length > 0) {
@@ -65,14 +77,18 @@ test('no thread of ours outlives the work: the helper of split reads, the reaper
     ;(async () => {
       const rounds = []
       const atLoad = ourThreads()
+      // The watcher is running (it has looked at least once).
+      await seen()
       for (let round = 0; round < 2; round++) {
         const same = api.readFileUtf8(big) === expected
-        const afterRead = ourThreads()
         const left = await allEnded(10000)
+        const afterRead = await seen()
         const batch = api.readFilesUtf8(small, { concurrency: 4 }).every((s, i) => s === fs.readFileSync(small[i], 'utf8'))
         const batchAsync = (await api.readFilesUtf8Async(small, { concurrency: 4 })).length === small.length
         const leftAfterBatches = await allEnded(10000)
-        rounds.push({ same, afterRead: [...new Set(afterRead)], left, batch, batchAsync, leftAfterBatches })
+        // (Batch readers come and go too fast to be seen for sure: not compared.)
+        await seen()
+        rounds.push({ same, afterRead, left, batch, batchAsync, leftAfterBatches })
       }
       console.log(JSON.stringify({ atLoad, rounds, reader: require(${JSON.stringify(ROOT)} + '/lib/native').reader() }))
     })()`)
