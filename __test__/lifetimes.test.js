@@ -44,7 +44,7 @@ const OUR_THREADS = \`function ourThreads() {
   }
   return names.sort()
 }\`
-eval(OUR_THREADS)
+const ourThreads = eval('(' + OUR_THREADS + ')')
 const watcher = new Worker(OUR_THREADS + \`
   const { parentPort } = require('node:worker_threads')
   let seen = new Set()
