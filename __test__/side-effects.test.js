@@ -229,7 +229,10 @@ test('a sync batch runs concurrency - 1 reader threads beside the JS thread, non
           parentPort.postMessage(out.length + ' ' + out[0] + ' ' + out[2000])
         \`, { eval: true, workerData: { dir, concurrency } })
         const done = new Promise((resolve, reject) => { worker.on('message', resolve); worker.on('error', reject) })
-        await sleep(500) // the Worker is blocked on the FIFO, its readers at the ring's end
+        // The Worker is blocked on the FIFO, its readers at the ring's end
+        // (waited for, up to a deadline: a loaded machine starts them late).
+        await sleep(500)
+        for (const until = Date.now() + 10000; readerThreads() < concurrency - 1 && Date.now() < until; ) await sleep(25)
         const during = readerThreads()
         const writer = fs.openSync(dir + '/fifo', 'w')
         fs.writeSync(writer, 'fifo text')

@@ -57,10 +57,19 @@ function failure(code) {
 
 let AbortErrorClass
 /**
- * The AbortError fs gives for an aborted signal: Node's own (internal) class,
- * borrowed from `events.on`, which throws one synchronously for an aborted signal.
+ * The AbortError fs gives for an aborted signal, with the signal's reason as
+ * its cause: the one `events.on` throws at once for an aborted signal, made
+ * as fs makes its own in each runtime (Node's internal class; under Bun an
+ * Error whose prototype names it). For an object that only looks like a
+ * signal, which events.on refuses, Node's class, borrowed from events.on.
  */
 function abortError(signal) {
+  try {
+    EventEmitter.on(new EventEmitter(), 'abort', { signal })
+  } catch (err) {
+    // (Deno's gives no cause: then made here, with it.)
+    if (err?.name === 'AbortError' && err.cause === signal.reason) return err
+  }
   if (AbortErrorClass === undefined) {
     try {
       EventEmitter.on(new EventEmitter(), 'x', { signal: AbortSignal.abort() })

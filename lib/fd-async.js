@@ -22,8 +22,21 @@ const fsReadFileAsPromise = promisify(fs.readFile)
 /** FileHandle.readFile's chunk (kReadFileBufferLength). */
 const CHUNK = facts.NODE_READ_CHUNK_BYTES
 
-const readChunk = (fd, buffer) =>
-  new Promise((resolve, reject) => read(fd, buffer, 0, buffer.length, null, (err, n) => (err ? reject(err) : resolve(n))))
+/**
+ * One read into `buffer`. An abort rejects at once, as the native reads do,
+ * also while the read waits (a silent pipe): its bytes, when they come, are
+ * dropped, as the native reader drops those of the chunk it stops at.
+ */
+const readChunk = (fd, buffer, signal) =>
+  new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal))
+    signal?.addEventListener?.('abort', onAbort, { once: true })
+    read(fd, buffer, 0, buffer.length, null, (err, n) => {
+      signal?.removeEventListener?.('abort', onAbort)
+      if (err) reject(err)
+      else resolve(n)
+    })
+  })
 
 /** Whether fs.readFile takes these options (its getOptions): if not, fs must throw its own error. */
 function validOptions(options) {
@@ -35,7 +48,7 @@ function validOptions(options) {
 
 /**
  * Reads `fd` from its position to EOF as UTF-8 text, leaving it open.
- * `options` are fs.readFile's (UTF-8; a `signal` is checked between reads).
+ * `options` are fs.readFile's (UTF-8; an aborted `signal` rejects at once).
  * Rejects with the failed read's error; a read that reaches kMaxLength bytes
  * stops with ERR_STRING_TOO_LONG, as the native reads do.
  */
@@ -52,7 +65,7 @@ async function readFdAsync(fd, options) {
     if (signal?.aborted) throw abortError(signal)
     if (total >= MAX_STRING_LENGTH) throw stringTooLong()
     const buffer = Buffer.allocUnsafe(Math.min(CHUNK, MAX_STRING_LENGTH - total))
-    const n = await readChunk(fd, buffer)
+    const n = await readChunk(fd, buffer, signal)
     if (n === 0) break
     chunks.push(n === buffer.length ? buffer : buffer.subarray(0, n))
     total += n

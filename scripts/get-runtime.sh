@@ -2,7 +2,7 @@
 # Prints the path of a Bun or Deno binary taken from the npm registry (Bun's
 # `@oven/bun-<os>-<arch>`, Deno's `@deno/<os>-<arch>` package) and unpacked into
 # a cache folder outside the repo (reused on later runs), for the checks under
-# those runtimes (scripts/runtime-check.mjs, scripts/install-check.sh) and the
+# those runtimes (scripts/test-runtime.js, scripts/install-check.sh) and the
 # bench's comparisons with them (benchmark/runtimes.js).
 #   get-runtime.sh bun          the version the checks pin (below)
 #   get-runtime.sh deno 2.9.6   that exact version

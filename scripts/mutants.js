@@ -1,5 +1,5 @@
 'use strict'
-// npm run mutants [-- --node PATH] [--only id,id] [--all-tests] [--list] [--keep] [--target-dir DIR]
+// npm run mutants [-- --node PATH] [--only id,id] [--all-tests | --fast-tier] [--list] [--keep] [--target-dir DIR]
 //
 // The mutation check: each mutant below is a small, meaningful bug, written as
 // find/replace patches of the sources. For each one, a scratch copy of the
@@ -25,7 +25,9 @@ const ROOT = path.join(__dirname, '..')
 
 /**
  * The mutants: one or more per area. `tests` are the __test__ files that must
- * kill it (the part of the suite that covers the area, to keep a run short).
+ * kill it (the part of the suite that covers the area, to keep a run short):
+ * `cargo:NAME` is the Rust test target NAME, `bun:FILE` / `deno:FILE` the
+ * __test__ file FILE under that runtime (scripts/test-runtime.js).
  */
 const MUTANTS = [
   {
@@ -402,6 +404,187 @@ const MUTANTS = [
     patches: [{ file: 'lib/async.js', find: '      reject(abortError(signal))\n', replace: '\n' }],
     tests: ['limits.test.js'],
   },
+  // ---- Round of issue 60 (behaviour): bugs in code written since 2026-12-05
+  // that a user would notice, one or more per kind the suite did not see:
+  // runtime routing, the loader, lifecycles of the public API, async batch
+  // control flow, lifetimes of threads and memory. `bun:FILE` / `deno:FILE`
+  // tests run under that runtime (scripts/test-runtime.js).
+  {
+    id: 'bun-single-reads-native',
+    area: 'runtime routing',
+    bug: "under Bun, single reads and decodeUtf8 go through Node-API instead of Bun's own fs and Buffer (slower than Bun's, README)",
+    patches: [{ file: 'lib/native.js', find: '  module.exports = process.versions.bun === undefined ? result.addon : { ...result.addon, ...runtimeReads() }', replace: '  module.exports = result.addon' }],
+    tests: ['bun:runtime-routing.test.js'],
+  },
+  {
+    id: 'bun-batches-fs',
+    area: 'runtime routing',
+    bug: "under Bun, batches are handed to Bun's fs one file at a time, as without an addon (a fallback for no reason)",
+    patches: [
+      {
+        file: 'lib/native.js',
+        find: "'readFdAsync', 'ReadCancel', 'decodeUtf8']",
+        replace: "'readFdAsync', 'ReadCancel', 'decodeUtf8', 'readFilesOpen', 'readFilesStart']",
+      },
+    ],
+    tests: ['bun:runtime-routing.test.js'],
+  },
+  {
+    id: 'deno-strings-external',
+    area: 'runtime routing',
+    bug: "under Deno, large strings stay external: a loop of large sync reads piles up their buffers (Deno frees them only when its event loop turns)",
+    patches: [
+      {
+        file: 'lib/native.js',
+        find: '  if (process.versions.deno !== undefined || process.versions.bun !== undefined) result.addon.copyAllStrings()',
+        replace: '  if (process.versions.bun !== undefined) result.addon.copyAllStrings()',
+      },
+    ],
+    tests: ['deno:runtimes/loop-peaks.test.js'],
+  },
+  {
+    id: 'bun-strings-external',
+    area: 'runtime routing',
+    bug: "under Bun, batches' large strings stay external: a loop of batches piles up buffers Bun frees long after it collects the strings",
+    patches: [
+      {
+        file: 'lib/native.js',
+        find: '  if (process.versions.deno !== undefined || process.versions.bun !== undefined) result.addon.copyAllStrings()',
+        replace: '  if (process.versions.deno !== undefined) result.addon.copyAllStrings()',
+      },
+    ],
+    tests: ['bun:runtimes/loop-peaks.test.js'],
+  },
+  {
+    id: 'loader-libc-match',
+    area: 'loader',
+    bug: "ldd is taken for musl's when it names a libc, as glibc's does: a glibc Linux asks for the -musl package and falls back to fs",
+    patches: [{ file: 'lib/binary-name.js', find: "fs.readFileSync('/usr/bin/ldd', 'latin1').includes('musl')", replace: "fs.readFileSync('/usr/bin/ldd', 'latin1').includes('libc')" }],
+    tests: ['loader-choice.test.js'],
+  },
+  {
+    id: 'loader-no-ldd-musl',
+    area: 'loader',
+    bug: 'a Linux without /usr/bin/ldd (a distroless glibc image) is taken for musl: it asks for the -musl package and falls back to fs',
+    patches: [
+      {
+        file: 'lib/binary-name.js',
+        find: '    const header = process.report?.getReport?.()?.header\n    return header !== undefined && !header.glibcVersionRuntime',
+        replace: '    return true',
+      },
+    ],
+    tests: ['loader-choice.test.js'],
+  },
+  {
+    id: 'loader-bundle-root',
+    area: 'loader',
+    bug: "a bundle looks for the platform's .node in the folder above it, not beside it: the README's 'put the .node beside the bundle' falls back to fs",
+    patches: [{ file: 'lib/binary-name.js', find: "const ROOT = BUNDLED ? __dirname : path.join(__dirname, '..')", replace: "const ROOT = path.join(__dirname, '..')" }],
+    tests: ['loader-choice.test.js'],
+  },
+  {
+    id: 'loader-version-major',
+    area: 'loader',
+    bug: "a platform package of another version with the same major (0.0.1 beside 0.1.0) is loaded: a binary built for other JS",
+    patches: [{ file: 'lib/native.js', find: '    if (installed.version !== version) {', replace: "    if (installed.version.split('.')[0] !== version.split('.')[0]) {" }],
+    tests: ['loader-choice.test.js'],
+  },
+  {
+    id: 'hook-over-hand-assigned',
+    area: 'lifecycles',
+    bug: 'register() over drop-ins a user assigned onto fs takes them for what it replaced: every call fs must answer recurses until the stack overflows',
+    patches: [
+      {
+        file: 'lib/answers.js',
+        find: '  replaced = Object.fromEntries(NAMES.map((name) => [name, ours[name].has(functions[name]) ? atLoad[name] : functions[name]]))',
+        replace: '  replaced = { ...functions }',
+      },
+    ],
+    tests: ['lifecycles.test.js'],
+  },
+  {
+    id: 'hand-assigned-recursion',
+    area: 'lifecycles',
+    bug: 'with the drop-ins assigned onto fs by hand (no hook), fs as it stands is ours: every call fs must answer calls ours again, endlessly',
+    patches: [{ file: 'lib/answers.js', find: '  return [ours[name].has(fn) ? insteadOfOurs(name) : fn, self]', replace: '  return [fn, self]' }],
+    tests: ['lifecycles.test.js'],
+  },
+  {
+    id: 'register-again-replaces-hooks',
+    area: 'lifecycles',
+    bug: 'register() called while registered records the hooks as what it replaced: unregister() then leaves them installed',
+    patches: [{ file: 'lib/register.js', find: '  if (replaced === null) {\n    replaced = {', replace: '  {\n    replaced = {' }],
+    tests: ['lifecycles.test.js'],
+  },
+  {
+    id: 'unregister-keeps-replaced',
+    area: 'lifecycles',
+    bug: "unregister() keeps what register() replaced: a layer installed after it is bypassed by the next register(), and unregister() then removes the layer",
+    patches: [{ file: 'lib/register.js', find: '  fs.promises.readFile = replaced.promisesReadFile\n  replaced = null\n', replace: '  fs.promises.readFile = replaced.promisesReadFile\n' }],
+    tests: ['lifecycles.test.js'],
+  },
+  {
+    id: 'batch-js-side-unsignalled',
+    area: 'batch control flow',
+    bug: "the entries an async batch reads on the JS side (fds, forms fs judges) are read without its signal: an abort waits for them (forever, on a silent pipe)",
+    patches: [{ file: 'lib/batch.js', find: "  const perFile = { encoding: 'utf8', flag: o.flag, signal: o.signal }", replace: "  const perFile = { encoding: 'utf8', flag: o.flag }" }],
+    tests: ['batch-flow.test.js'],
+  },
+  {
+    id: 'batch-listener-kept',
+    area: 'batch control flow',
+    bug: "a settled async batch leaves its abort listener on the signal: a long-lived signal keeps every batch's strings alive",
+    patches: [{ file: 'lib/batch.js', find: "      o.signal?.removeEventListener('abort', onAbort)\n", replace: '' }],
+    tests: ['batch-flow.test.js'],
+  },
+  {
+    id: 'batch-keeps-loop',
+    area: 'batch control flow',
+    bug: "a settled async batch keeps its wake-up function referenced: the process never exits",
+    patches: [
+      {
+        file: 'src/exports/batch.rs',
+        find: '  if over {\n    // Released now, so that it no longer keeps the event loop alive; the\n    // readers are ending.\n    batch.end(false);\n  }\n',
+        replace: '',
+      },
+    ],
+    tests: ['batch-flow.test.js'],
+  },
+  {
+    id: 'ahead-opens-fifo',
+    area: 'batch control flow',
+    bug: "a sync batch's readers open an entry ahead of the JS thread before they know it is no regular file: a FIFO past a failure is opened, and a reader waits in it",
+    patches: [
+      {
+        file: 'src/read/syscalls.rs',
+        find: '  let (regular, size) = kind_and_size(&syscall::stat(path).map_err(|e| os_error(e, Syscall::Open))?);\n  if !regular {\n    return Ok(None);\n  }\n  let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;\n',
+        replace:
+          '  let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;\n  let (regular, size) = kind_and_size(&syscall::fstat(fd.raw()).map_err(|e| os_error(e, Syscall::Open))?);\n  if !regular {\n    return Ok(None);\n  }\n',
+      },
+    ],
+    tests: ['side-effects.test.js'],
+  },
+  {
+    id: 'helper-idle-units',
+    area: 'thread lifetimes',
+    bug: "the helper thread waits a thousand times its idle time for a task: it stays after the work is done",
+    patches: [{ file: 'src/two_threads/helper.rs', find: '        .wait_timeout(state, tuned!(KEEP_IDLE_FOR))', replace: '        .wait_timeout(state, tuned!(KEEP_IDLE_FOR) * 1000)' }],
+    tests: ['lifetimes.test.js'],
+  },
+  {
+    id: 'reaper-flag-kept',
+    area: 'thread lifetimes',
+    bug: "the reaper's running flag stays set when it ends: no reaper starts again, and idle buffers after the first burst are never given back",
+    patches: [{ file: 'src/buffers/mod.rs', find: '    REAPER.store(false, Ordering::SeqCst);\n    // A buffer given back', replace: '    // A buffer given back' }],
+    tests: ['lifetimes.test.js'],
+  },
+  {
+    id: 'external-pages-kept',
+    area: 'memory lifetimes',
+    bug: "an external string over a reused, larger buffer keeps all of it: the pages past its text are not given back",
+    patches: [{ file: 'src/js_string.rs', find: '  buffers::release_unused(&data);\n  let len = data.len();', replace: '  let len = data.len();' }],
+    tests: ['external-pages.test.js'],
+  },
 ]
 
 const { values: args } = parseArgs({
@@ -409,6 +592,7 @@ const { values: args } = parseArgs({
     node: { type: 'string', default: process.execPath },
     only: { type: 'string' },
     'all-tests': { type: 'boolean', default: false },
+    'fast-tier': { type: 'boolean', default: false },
     list: { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
     'target-dir': { type: 'string' },
@@ -430,10 +614,12 @@ function fail(message) {
 }
 
 function usage() {
-  console.log(`usage: node scripts/mutants.js [--node PATH] [--only id,id] [--all-tests] [--list] [--keep] [--target-dir DIR]
+  console.log(`usage: node scripts/mutants.js [--node PATH] [--only id,id] [--all-tests | --fast-tier] [--list] [--keep] [--target-dir DIR]
   --node PATH       the Node binary that runs the tests (default: ${process.execPath})
   --only ids        run only these mutants (comma-separated; --list shows them)
   --all-tests       run the whole JS suite (both tiers) for every mutant, not only its test files
+  --fast-tier       run the fast tier (npm run test:js, what a contributor runs) for every mutant, beside
+                    its Rust and Bun/Deno tests: which mutants the everyday suite misses
   --keep            keep the scratch copy and its logs
   --target-dir DIR  cargo target dir shared by the builds (default: ${path.join(CACHE, 'mutants-target')})`)
 }
@@ -505,24 +691,32 @@ function build(dir, targetDir) {
   return { ok: r.status === 0, seconds: (Date.now() - started) / 1000, log: `${r.stdout}\n${r.stderr}` }
 }
 
-/** The test files a mutant runs (relative to the copy); `cargo:NAME` is the Rust test target NAME. */
+/** Whether a test entry runs elsewhere than node --test: `cargo:NAME`, `bun:FILE`, `deno:FILE`. */
+const RUNNER = /^(cargo|bun|deno):/
+
+/** The test files a mutant runs (relative to the copy); `cargo:`, `bun:` and `deno:` entries as they are. */
 function testFiles(dir, mutant) {
-  const rust = mutant.tests.filter((t) => t.startsWith('cargo:'))
-  if (!args['all-tests']) return mutant.tests.map((t) => (t.startsWith('cargo:') ? t : path.join('__test__', t)))
+  const other = mutant.tests.filter((t) => RUNNER.test(t))
+  if (!args['all-tests'] && !args['fast-tier']) return mutant.tests.map((t) => (RUNNER.test(t) ? t : path.join('__test__', t)))
+  const tiers = args['all-tests'] ? ['.test.js', '.slow.js'] : ['.test.js']
   return [
-    ...rust,
+    ...other,
     ...fs
       .readdirSync(path.join(dir, '__test__'))
-      .filter((f) => f.endsWith('.test.js') || f.endsWith('.slow.js'))
+      .filter((f) => tiers.some((tier) => f.endsWith(tier)))
       .map((f) => path.join('__test__', f)),
   ]
 }
 
-/** Runs `cargo test --release --test NAME` for each `cargo:NAME` in `files`, then the rest with node --test. */
+/** Runs `cargo test --release --test NAME` for each `cargo:NAME` in `files`, the Bun and Deno files, then the rest with node --test. */
 function runTests(dir, files, targetDir) {
   const rust = files.filter((f) => f.startsWith('cargo:'))
-  const js = files.filter((f) => !f.startsWith('cargo:'))
+  const js = files.filter((f) => !RUNNER.test(f))
   const results = rust.map((f) => runCargoTest(dir, f.slice('cargo:'.length), targetDir))
+  for (const runtime of ['bun', 'deno']) {
+    const theirs = files.filter((f) => f.startsWith(`${runtime}:`)).map((f) => path.join('__test__', f.slice(runtime.length + 1)))
+    if (theirs.length > 0) results.push(runRuntimeTests(dir, runtime, theirs))
+  }
   if (js.length > 0) results.push(runNodeTests(dir, js))
   return {
     passed: results.every((r) => r.passed),
@@ -546,6 +740,27 @@ function runCargoTest(dir, name, targetDir) {
   })
   const log = `${r.stdout}\n${r.stderr}`
   const failed = [...log.matchAll(/^test (\S+) \.\.\. FAILED$/gm)].map((m) => `${name}: ${m[1]}`)
+  const timedOut = r.signal !== null
+  return { passed: r.status === 0 && !timedOut, failed, timedOut, seconds: (Date.now() - started) / 1000, log }
+}
+
+/** Runs `files` under Bun or Deno (scripts/test-runtime.js) in `dir`: { passed, failed: [names], timedOut, seconds, log }. */
+function runRuntimeTests(dir, runtime, files) {
+  const started = Date.now()
+  const env = { ...process.env }
+  delete env.READFILE_UTF8_NO_SIMD
+  delete env.SIMDUTF_FORCE_IMPLEMENTATION
+  delete env.NODE_OPTIONS
+  const r = spawnSync(args.node, [path.join('scripts', 'test-runtime.js'), runtime, ...files], {
+    cwd: dir,
+    env,
+    encoding: 'utf8',
+    timeout: TEST_RUN_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
+    maxBuffer: 256 << 20,
+  })
+  const log = `${r.stdout}\n${r.stderr}`
+  const failed = [...log.matchAll(/^not ok \d+ (.*?):/gm)].map((m) => `${runtime}: ${m[1]}`)
   const timedOut = r.signal !== null
   return { passed: r.status === 0 && !timedOut, failed, timedOut, seconds: (Date.now() - started) / 1000, log }
 }

@@ -1,0 +1,115 @@
+'use strict'
+// The control flow of async batches, from the README: readFilesUtf8Async is
+// Promise.all over fs.promises.readFile (every entry read) with
+// `options.signal`; an aborted signal rejects with fs's AbortError at once,
+// even mid-read, and stops the read — for the entries the JS side answers
+// (fds, forms only fs judges) as for the native readers'. Like fs.promises,
+// a settled batch holds nothing: the process exits when its work is done,
+// and a signal shared by many calls keeps none of their listeners.
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const path = require('node:path')
+const { getEventListeners } = require('node:events')
+const { spawnSync, execFileSync } = require('node:child_process')
+
+const { readFilesUtf8Async, readFileUtf8Async } = require('..')
+const { scratch, unsupportedOnWindows } = require('./helpers')
+
+const ROOT = path.join(__dirname, '..')
+
+function someFiles(name, count) {
+  return Array.from({ length: count }, (_, i) => {
+    const p = scratch(`${name}-${i}.txt`)
+    fs.writeFileSync(p, `file ${i} é中😀 `.repeat(i * 50))
+    return p
+  })
+}
+
+/** Runs `script` (CommonJS, the package as `api`) in a child; it must exit on its own within `ms`. */
+function runChild(script, ms) {
+  const started = Date.now()
+  const r = spawnSync(process.execPath, ['-e', `const api = require(${JSON.stringify(ROOT)});\n${script}`], { encoding: 'utf8', timeout: ms })
+  assert.equal(r.signal, null, `the child did not exit within ${ms} ms (killed by ${r.signal}): ${r.stdout}${r.stderr}`)
+  assert.equal(r.status, 0, r.stderr)
+  return { out: r.stdout.trim().split('\n'), ms: Date.now() - started }
+}
+
+test('the process exits on its own once its async batches settle: resolved, rejected, with errors returned, with a signal never aborted', () => {
+  const files = someFiles('exits', 30)
+  const { out } = runChild(
+    `const files = ${JSON.stringify(files)}
+    const controller = new AbortController()
+    ;(async () => {
+      console.log((await api.readFilesUtf8Async(files)).length)
+      console.log(await api.readFilesUtf8Async([...files, '/no/such/file']).catch((e) => e.code + ' ' + e.index))
+      console.log((await api.readFilesUtf8Async(['/no/such/file', ...files], { errors: 'return', concurrency: 2 }))[0].code)
+      console.log((await api.readFilesUtf8Async(files, { signal: controller.signal })).length)
+      console.log((await api.readFileUtf8Async(files[3], { signal: controller.signal })).length > 0)
+    })()`,
+    20_000,
+  )
+  assert.deepEqual(out, ['30', 'ENOENT 30', 'ENOENT', '30', 'true'])
+})
+
+test("an abort reaches the entries the JS side reads: a batch holding a caller's fd of a silent FIFO rejects with fs's AbortError at once", unsupportedOnWindows('FIFOs (mkfifo)'), () => {
+  const fifo = scratch('flow-fifo')
+  execFileSync('mkfifo', [fifo])
+  const files = someFiles('flow-abort', 3)
+  const { out } = runChild(
+    `const fs = require('node:fs')
+    const files = ${JSON.stringify(files)}
+    // Opened read-write, so that the open does not wait; no one writes.
+    const fd = fs.openSync(${JSON.stringify(fifo)}, 'r+')
+    const controller = new AbortController()
+    const started = Date.now()
+    const reading = api.readFilesUtf8Async([files[0], fd, files[1]], { signal: controller.signal })
+    setTimeout(() => controller.abort(new Error('stop')), 100)
+    const give = setTimeout(() => fs.writeSync(fd, 'late'), 5000)
+    reading.then(
+      () => console.log('resolved'),
+      (err) => {
+        console.log(err.name, err.code, err.cause?.message, Date.now() - started < 3000)
+        // The read the abort stopped ends once data comes (README): let it end.
+        clearTimeout(give)
+        fs.writeSync(fd, 'x')
+        setTimeout(() => fs.closeSync(fd), 50)
+      },
+    )`,
+    20_000,
+  )
+  assert.deepEqual(out, ['AbortError ABORT_ERR stop true'])
+})
+
+test('a signal shared by many batches and reads keeps none of their listeners once each settles, as with fs.promises', async () => {
+  const files = someFiles('flow-listeners', 4)
+  const theirs = new AbortController()
+  for (let i = 0; i < 20; i++) await Promise.all(files.map((p) => fs.promises.readFile(p, { encoding: 'utf8', signal: theirs.signal })))
+  const ours = new AbortController()
+  const signal = ours.signal
+  for (let i = 0; i < 20; i++) {
+    await readFilesUtf8Async(files, { signal })
+    await readFilesUtf8Async([...files, '/no/such/file'], { signal }).catch(() => {})
+    await readFilesUtf8Async(['/no/such/file', ...files], { signal, errors: 'return' })
+    await readFileUtf8Async(files[1], { signal })
+  }
+  assert.equal(getEventListeners(signal, 'abort').length, getEventListeners(theirs.signal, 'abort').length)
+  assert.equal(getEventListeners(signal, 'abort').length, 0)
+})
+
+test('an abort after a batch settled changes nothing: its result stands, nothing rejects later', async () => {
+  const files = someFiles('flow-after', 5)
+  const controller = new AbortController()
+  const unhandled = []
+  const onUnhandled = (err) => unhandled.push(err)
+  process.on('unhandledRejection', onUnhandled)
+  try {
+    const out = await readFilesUtf8Async(files, { signal: controller.signal })
+    controller.abort()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    assert.deepEqual(out, files.map((p) => fs.readFileSync(p, 'utf8')))
+    assert.deepEqual(unhandled, [])
+  } finally {
+    process.off('unhandledRejection', onUnhandled)
+  }
+})
