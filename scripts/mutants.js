@@ -423,8 +423,8 @@ const MUTANTS = [
     patches: [
       {
         file: 'lib/native.js',
-        find: "'readFdAsync', 'ReadCancel', 'decodeUtf8']",
-        replace: "'readFdAsync', 'ReadCancel', 'decodeUtf8', 'readFilesOpen', 'readFilesStart']",
+        find: "'readFd', 'poolRead', 'decodeUtf8']",
+        replace: "'readFd', 'poolRead', 'decodeUtf8', 'readFilesOpen', 'poolReadAll']",
       },
     ],
     tests: ['bun:runtime-routing.test.js'],
@@ -436,8 +436,8 @@ const MUTANTS = [
     patches: [
       {
         file: 'lib/native.js',
-        find: '  if (process.versions.deno !== undefined || process.versions.bun !== undefined) result.addon.copyAllStrings()',
-        replace: '  if (process.versions.bun !== undefined) result.addon.copyAllStrings()',
+        find: '  if (process.versions.deno !== undefined || process.versions.bun !== undefined) result.addon.setOtherRuntime()',
+        replace: '  if (process.versions.bun !== undefined) result.addon.setOtherRuntime()',
       },
     ],
     tests: ['deno:runtimes/loop-peaks.test.js'],
@@ -449,8 +449,8 @@ const MUTANTS = [
     patches: [
       {
         file: 'lib/native.js',
-        find: '  if (process.versions.deno !== undefined || process.versions.bun !== undefined) result.addon.copyAllStrings()',
-        replace: '  if (process.versions.deno !== undefined) result.addon.copyAllStrings()',
+        find: '  if (process.versions.deno !== undefined || process.versions.bun !== undefined) result.addon.setOtherRuntime()',
+        replace: '  if (process.versions.deno !== undefined) result.addon.setOtherRuntime()',
       },
     ],
     tests: ['bun:runtimes/loop-peaks.test.js'],
@@ -543,9 +543,9 @@ const MUTANTS = [
     bug: "a settled async batch keeps its wake-up function referenced: the process never exits",
     patches: [
       {
-        file: 'src/exports/batch.rs',
-        find: '  if over {\n    // Released now, so that it no longer keeps the event loop alive; the\n    // readers are ending.\n    batch.end(false);\n  }\n',
-        replace: '',
+        file: 'src/exports/pool.rs',
+        find: '    st.in_flight -= done.len();\n    if st.in_flight == 0 {\n',
+        replace: '    st.in_flight -= done.len();\n    if st.in_flight == usize::MAX {\n',
       },
     ],
     tests: ['batch-flow.test.js'],
@@ -557,9 +557,9 @@ const MUTANTS = [
     patches: [
       {
         file: 'src/read/syscalls.rs',
-        find: '  let (regular, size) = kind_and_size(&syscall::stat(path).map_err(|e| os_error(e, Syscall::Open))?);\n  if !regular {\n    return Ok(None);\n  }\n  let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;\n',
+        find: '  let (regular, size) = kind_and_size(&syscall::stat(path).map_err(|e| os_error(e, Syscall::Open))?);\n  if !regular {\n    return Err(ReadError::NotRegular);\n  }\n  let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;\n',
         replace:
-          '  let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;\n  let (regular, size) = kind_and_size(&syscall::fstat(fd.raw()).map_err(|e| os_error(e, Syscall::Open))?);\n  if !regular {\n    return Ok(None);\n  }\n',
+          '  let fd = open(path, flags).map_err(|e| os_error(e, Syscall::Open))?;\n  let (regular, size) = kind_and_size(&syscall::fstat(fd.raw()).map_err(|e| os_error(e, Syscall::Open))?);\n  if !regular {\n    return Err(ReadError::NotRegular);\n  }\n',
       },
     ],
     tests: ['side-effects.test.js'],
