@@ -60,7 +60,7 @@ Runs benchmark suites with this Node and prints their reports. Writes no file
 unless --save is given.
 
 With no --suite: ${Object.entries(TOUR).map(([name, args]) => `${name} ${args.join(' ')}`).join('; ')}
-(about 2 minutes on 2 cores), after checking that ours returns fs's string for every kind
+(about a minute on 2 cores), after checking that ours returns fs's string for every kind
 and size it reads.
 
   --full             the long run instead: ${FULL_SUITES.join(', ')} with their own defaults, Bun and Deno
