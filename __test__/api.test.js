@@ -151,15 +151,11 @@ test('the ESM entry has a named export for every CommonJS export, and the same v
 })
 
 test('index.d.ts type-checks real usage (and rejects misuse)', () => {
-  const tsc = require.resolve('typescript/bin/tsc')
   const dir = scratch('types')
   installPackage(dir, 'readfile-utf8', path.join(__dirname, '..'))
   // @types/node and what it imports (found beside it when copied).
   for (const name of ['@types', 'undici-types']) installPackage(dir, name, path.join(__dirname, '..', 'node_modules', name))
-  const compile = (source) => {
-    fs.writeFileSync(path.join(dir, 'use.ts'), source)
-    return spawnSync(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', 'use.ts'], { cwd: dir, encoding: 'utf8' })
-  }
+  const compile = require('./typecheck').typechecker(dir)
   const ok = compile(`import { readFileUtf8, readFileSync, engine } from 'readfile-utf8'
     const a: string = readFileUtf8('x')
     const b: string = readFileUtf8(3, { flag: 'r' })

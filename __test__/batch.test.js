@@ -542,17 +542,11 @@ test('ESM exports the batch functions; fds/URLs mix with readFileUtf8 results', 
 })
 
 test('index.d.ts types the batch functions (and rejects misuse)', () => {
-  const { spawnSync } = require('node:child_process')
-  const tsc = require.resolve('typescript/bin/tsc')
   const dir = scratch('batch-types')
   installPackage(dir, 'readfile-utf8', ROOT)
   // @types/node and what it imports (found beside it when copied).
   for (const name of ['@types', 'undici-types']) installPackage(dir, name, path.join(ROOT, 'node_modules', name))
-  const compile = (source) => {
-    fs.writeFileSync(path.join(dir, 'use.ts'), source)
-    const flags = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node']
-    return spawnSync(process.execPath, [tsc, ...flags, 'use.ts'], { cwd: dir, encoding: 'utf8' })
-  }
+  const compile = require('./typecheck').typechecker(dir)
   const ok = compile(`import { readFilesUtf8, readFilesUtf8Async, type ReadFilesUtf8Error } from 'readfile-utf8'
     const a: string[] = readFilesUtf8(['x', Buffer.from('y'), new URL('file:///z'), 3])
     const b: string[] = readFilesUtf8(['x'], { concurrency: 4, flag: 'r', errors: 'throw' })
