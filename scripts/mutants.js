@@ -39,7 +39,7 @@ const MUTANTS = [
         replace: 'Err(e) if e.valid_up_to() == 0 => Some(e.error_len().unwrap_or(1)),',
       },
     ],
-    tests: ['differential.test.js'],
+    tests: ['differential.test.js', 'differential-4mib.test.js'],
   },
   {
     id: 'dense-errors',
@@ -52,7 +52,7 @@ const MUTANTS = [
         replace: '      0xE0 => lead(3, 0x80, 0xBF),',
       },
     ],
-    tests: ['differential.test.js'],
+    tests: ['differential.test.js', 'differential-4mib.test.js'],
   },
   {
     id: 'latin1-path',
@@ -65,7 +65,7 @@ const MUTANTS = [
         replace: '  if let Some(latin1) = halves::convert(&bytes[facts.ascii_prefix.min(bytes.len())..], &halves::LATIN1, split) {',
       },
     ],
-    tests: ['differential.test.js'],
+    tests: ['differential.test.js', 'differential-4mib.test.js'],
   },
   {
     id: 'utf16-path',
@@ -78,7 +78,7 @@ const MUTANTS = [
         replace: '',
       },
     ],
-    tests: ['differential.test.js'],
+    tests: ['differential.test.js', 'differential-4mib.test.js'],
   },
   {
     id: 'fallback-eof',
