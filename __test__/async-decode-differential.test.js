@@ -1,43 +1,17 @@
 'use strict'
 // The identity tests of readFileUtf8 (differential.test.js), run against
 // decodeUtf8 (oracle: Buffer#toString('utf8')) and readFileUtf8Async (oracle:
-// fs.promises.readFile(p, 'utf8')), with the same generated cases.
+// fs.promises.readFile(p, 'utf8')), with the same generated cases; those of
+// 4 MiB and more are in async-decode-differential-4mib.test.js.
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
-const fs = require('node:fs')
 
-const { decodeUtf8, readFileUtf8Async, promises } = require('..')
+const { decodeUtf8 } = require('..')
 const { scratch, hex } = require('./helpers')
-const { NASTY, FILLERS, fill, randomFiles, LARGE_SIZES, largeCases, sprinkledCases } = require('./cases')
+const { NASTY, FILLERS, fill, randomFiles, LARGE_SIZES_BELOW_4MIB, largeCases, sprinkledCases } = require('./cases')
+const { assertDecodes, assertReadsAsync } = require('./oracles')
 
 const OFFSETS = Array.from({ length: 71 }, (_, i) => i)
-
-function firstDifference(actual, expected) {
-  let i = 0
-  while (i < expected.length && actual.charCodeAt(i) === expected.charCodeAt(i)) i++
-  return `(ours length ${actual?.length}, Node's ${expected.length}, first difference at char ${i})`
-}
-
-/** decodeUtf8 on a Buffer, a Uint8Array copy and an ArrayBuffer, vs Buffer#toString. */
-function assertDecodes(bytes, label) {
-  const buf = Buffer.from(bytes)
-  const expected = buf.toString('utf8')
-  for (const input of [buf, new Uint8Array(buf), new Uint8Array(buf).buffer]) {
-    const actual = decodeUtf8(input)
-    if (actual !== expected) assert.fail(`decodeUtf8 ${label} ${hex(buf)} ${input.constructor.name}: ${firstDifference(actual, expected)}`)
-  }
-  return expected
-}
-
-/** readFileUtf8Async and promises.readFile vs fs.promises.readFile. */
-async function assertReadsAsync(file, bytes, label) {
-  await fs.promises.writeFile(file, bytes)
-  const expected = await fs.promises.readFile(file, 'utf8')
-  for (const actual of [await readFileUtf8Async(file), await promises.readFile(file, 'utf8')]) {
-    if (actual !== expected) assert.fail(`async ${label} ${hex(bytes)}: ${firstDifference(actual, expected)}`)
-  }
-  return expected
-}
 
 for (const [name, seq] of Object.entries(NASTY)) {
   test(`decodeUtf8: ${name} at every offset 0..70, in every filler, mid-buffer and at the end`, () => {
@@ -117,7 +91,7 @@ test('decodeUtf8 and readFileUtf8Async: empty input and all 256 one-byte inputs'
   }
 })
 
-for (const size of LARGE_SIZES) {
+for (const size of LARGE_SIZES_BELOW_4MIB) {
   test(`large inputs of ${size} bytes: every class × odd byte at start, left half, middle, end (decodeUtf8 and readFileUtf8Async)`, async () => {
     const file = scratch(`async-big-${size}.txt`)
     for (const { label, bytes } of largeCases(size)) {

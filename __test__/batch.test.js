@@ -13,7 +13,7 @@ const { promisify } = require('node:util')
 const { spawn, execFileSync } = require('node:child_process')
 
 const { readFilesUtf8, readFilesUtf8Async, readFileUtf8 } = require('..')
-const { NO_FD_COUNT, scratch, errorFields, hex, unsupportedOnWindows, openFdCount, installPackage } = require('./helpers')
+const { NO_FD_COUNT, scratch, errorFields, hex, unsupportedOnWindows, openFdCount } = require('./helpers')
 
 const ROOT = path.join(__dirname, '..')
 const fsReadFileCb = promisify(fs.readFile)
@@ -539,39 +539,6 @@ test('ESM exports the batch functions; fds/URLs mix with readFileUtf8 results', 
   assert.equal(esm.readFilesUtf8Async, readFilesUtf8Async)
   const { files } = generatedTree()
   assert.deepEqual(readFilesUtf8([pathToFileURL(files[7])]), [readFileUtf8(files[7])])
-})
-
-test('index.d.ts types the batch functions (and rejects misuse)', () => {
-  const { spawnSync } = require('node:child_process')
-  const tsc = require.resolve('typescript/bin/tsc')
-  const dir = scratch('batch-types')
-  installPackage(dir, 'readfile-utf8', ROOT)
-  // @types/node and what it imports (found beside it when copied).
-  for (const name of ['@types', 'undici-types']) installPackage(dir, name, path.join(ROOT, 'node_modules', name))
-  const compile = (source) => {
-    fs.writeFileSync(path.join(dir, 'use.ts'), source)
-    const flags = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node']
-    return spawnSync(process.execPath, [tsc, ...flags, 'use.ts'], { cwd: dir, encoding: 'utf8' })
-  }
-  const ok = compile(`import { readFilesUtf8, readFilesUtf8Async, type ReadFilesUtf8Error } from 'readfile-utf8'
-    const a: string[] = readFilesUtf8(['x', Buffer.from('y'), new URL('file:///z'), 3])
-    const b: string[] = readFilesUtf8(['x'], { concurrency: 4, flag: 'r', errors: 'throw' })
-    const c: Array<string | NodeJS.ErrnoException> = readFilesUtf8(['x'], { errors: 'return' })
-    export async function more(): Promise<number> {
-      const d: string[] = await readFilesUtf8Async(['x'], { signal: new AbortController().signal })
-      const e: Array<string | Error> = await readFilesUtf8Async(['x'], { errors: 'return', concurrency: 1 })
-      try { readFilesUtf8([]) } catch (err) { return (err as ReadFilesUtf8Error).index }
-      return a.length + b.length + c.length + d.length + e.length
-    }`)
-  assert.equal(ok.status, 0, ok.stdout + ok.stderr)
-  const bad = compile(`import { readFilesUtf8 } from 'readfile-utf8'
-    const n: string[] = readFilesUtf8(['x'], { errors: 'return' })
-    readFilesUtf8('x')
-    readFilesUtf8(['x'], { concurrency: '2' })
-    export { n }`)
-  assert.notEqual(bad.status, 0)
-  assert.match(bad.stdout, /TS2322|TS2769/)
-  assert.match(bad.stdout, /TS2345|TS2769/)
 })
 
 test('worker threads terminated mid-batch (sync and async): no crash, no fd left open', async (t) => {

@@ -174,6 +174,13 @@ const LARGE_SIZES = [
   8 * 1024 * 1024 + 5,
 ]
 
+/**
+ * LARGE_SIZES below and from 4 MiB: the identity tests take the larger ones in
+ * files of their own (…-4mib.test.js), which node --test runs beside the rest.
+ */
+const LARGE_SIZES_BELOW_4MIB = LARGE_SIZES.filter((size) => size < 4 * 1024 * 1024 - 1)
+const LARGE_SIZES_FROM_4MIB = LARGE_SIZES.filter((size) => size >= 4 * 1024 * 1024 - 1)
+
 /** `size` bytes of `base` repeated, valid UTF-8: a character cut at the end is replaced by spaces. */
 function validBuffer(base, size) {
   const clean = bigBuffer(base, size)
@@ -237,6 +244,8 @@ module.exports = {
   validBuffer,
   WHERE,
   LARGE_SIZES,
+  LARGE_SIZES_BELOW_4MIB,
+  LARGE_SIZES_FROM_4MIB,
   largeCases,
   sprinkledCases,
 }

@@ -7,7 +7,7 @@ const fs = require('node:fs')
 
 const { readFileUtf8, readFileSync } = require('..')
 const { scratch, assertSameAsFs } = require('./helpers')
-const { NASTY, FILLERS, fill, randomFiles, BASES, ODD, WHERE, LARGE_SIZES, largeCases, sprinkledCases } = require('./cases')
+const { NASTY, FILLERS, fill, randomFiles, BASES, ODD, WHERE, LARGE_SIZES_BELOW_4MIB, largeCases, sprinkledCases } = require('./cases')
 
 // Offsets 0..70 put each sequence before, on and after the 16-, 32- and 64-byte
 // block edges that SIMD decoders work in.
@@ -81,8 +81,8 @@ test('empty file and one-byte files for all 256 byte values', () => {
 
 // Large files: around the external-string thresholds (src/js_string.rs) and
 // at 4 MiB+, for each class, with an odd byte that changes the class placed at
-// each place of WHERE (cases.js).
-for (const size of LARGE_SIZES) {
+// each place of WHERE (cases.js); from 4 MiB on in differential-4mib.test.js.
+for (const size of LARGE_SIZES_BELOW_4MIB) {
   test(`large files of ${size} bytes: every class × odd byte at start, left half, middle, end`, () => {
     const file = scratch(`big-${size}.txt`)
     let checked = 0

@@ -71,7 +71,7 @@ const REQUIRED = `
   try { require('readfile-utf8'); process.stdout.write('loaded') }
   catch (e) { process.stdout.write(JSON.stringify({ code: e.code, reason: e.reason, message: e.message, cause: e.cause?.message })) }`
 
-test('without its platform package: fs answers, and exactly one warning says the package is not installed', () => {
+test('without its platform package: fs answers, and exactly one warning says where it looked, the possible causes and every way out', () => {
   const home = project('none')
   fs.writeFileSync(path.join(home, 'package.json'), '{"name": "app"}')
   const r = run(home, `${REPORT}; require('readfile-utf8/register'); import('readfile-utf8')`)
@@ -79,8 +79,20 @@ test('without its platform package: fs answers, and exactly one warning says the
   assert.deepEqual(JSON.parse(r.stdout), { engine: 'fs', same: true, error: true })
   assert.equal(r.warnings, 1, r.stderr)
   assert.match(r.stderr, new RegExp(`the platform package ${PKG} is not installed`))
+  // Where it looked: the path variable, the local build in the package root, the platform package.
+  const root = path.join(home, 'node_modules', 'readfile-utf8')
+  assert.match(r.stderr, /Looked for: the file READFILE_UTF8_NATIVE_LIBRARY_PATH names \(it is not set\)/)
+  assert.ok(r.stderr.includes(`readfile-utf8.${PLATFORM}.node`) && r.stderr.includes(root), r.stderr)
+  assert.ok(r.stderr.includes(`the platform package ${PKG}@${version}`), r.stderr)
+  // The causes it cannot tell apart.
   assert.match(r.stderr, /--omit=optional/)
-  assert.doesNotMatch(r.stderr, /npm run build|Rust|cargo/, 'no advice a consumer cannot follow')
+  assert.ok(r.stderr.includes(`the registry has no ${PKG}@${version}`), r.stderr)
+  assert.match(r.stderr, /the lockfile was written on another platform/)
+  // Every way out, each one a consumer can follow: nothing to run inside the installed package.
+  assert.match(r.stderr, /reinstall with optional dependencies \(npm install --include=optional/)
+  assert.match(r.stderr, /set READFILE_UTF8_NATIVE_LIBRARY_PATH to/)
+  assert.match(r.stderr, new RegExp(`git clone --branch v${version.replace(/\./g, '\\.')} https://\\S+ && cd readfile-utf8 && npm install`))
+  assert.doesNotMatch(r.stderr, /npm run build/, 'no advice to build inside the installed package, which ships no Rust sources')
 })
 
 test('READFILE_UTF8_REQUIRE_NATIVE=1 or true: an error with a code and the cause, not a fallback', () => {
@@ -205,4 +217,5 @@ test('a platform with no binary: the warning says so and lists those that have o
   assert.deepEqual(JSON.parse(r.stdout), { engine: 'fs', same: true, error: true })
   assert.equal(r.warnings, 1)
   assert.match(r.stderr, new RegExp(`there is no binary for ${process.platform}-ia32\\S* \\(binaries exist for ${PUBLISHED.join(', ')}\\)`))
+  assert.match(r.stderr, new RegExp(`Set READFILE_UTF8_NATIVE_LIBRARY_PATH to a readfile-utf8\\.${process.platform}-ia32\\S*\\.node you have, or build one from source`))
 })

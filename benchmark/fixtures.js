@@ -40,12 +40,14 @@ const CONTENTS = {
 /** Full matrix sizes (bytes). */
 const SIZES = [64, KiB, 16 * KiB, 256 * KiB, MiB, 4 * MiB, 64 * MiB]
 
-/** Cache folder: $READFILE_UTF8_CACHE (same base as scripts/get-node.sh) or XDG cache. */
+/** The cache folder of the repo's scripts: $READFILE_UTF8_CACHE (as scripts/get-node.sh) or the XDG cache. */
+function cacheDir() {
+  return process.env.READFILE_UTF8_CACHE || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'readfile-utf8')
+}
+
+/** Where fixtures are generated: the cache folder's fixtures/. */
 function fixtureDir() {
-  const base =
-    process.env.READFILE_UTF8_CACHE ||
-    path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'readfile-utf8')
-  return path.join(base, 'fixtures')
+  return path.join(cacheDir(), 'fixtures')
 }
 
 const words = (s) => s.trim().split(/\s+/)
@@ -296,4 +298,4 @@ function ensureFixture(content, size, onGenerate = () => {}) {
   return { file, bytes: fs.statSync(file).size, generated }
 }
 
-module.exports = { CONTENTS, SIZES, fixtureDir, ensureFixture, generate, prng }
+module.exports = { CONTENTS, SIZES, cacheDir, fixtureDir, ensureFixture, generate, prng }

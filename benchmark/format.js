@@ -1,6 +1,7 @@
 'use strict'
 // Units and tables shared by the suites. Tables are Markdown padded to their
-// column widths, so the same text reads well in a terminal and in RESULTS.md.
+// column widths, so that they read well in a terminal (RESULTS.md keeps them
+// unpadded: results-file.js).
 
 const KiB = 1024
 const MiB = 1024 * KiB

@@ -2,7 +2,10 @@
 // benchmark/RESULTS.md: the latest saved run of each suite on each Node line
 // (major version), one section each. `bench.js --save` replaces the sections of
 // the suites it ran on this Node line and leaves the others; older runs stay in
-// git history only, so the file stays small enough to read.
+// git history only, so the file stays small enough to read. A suite that is a
+// part of another (sustained, of read) keeps its section only while it is newer
+// than the whole suite's on that line. Tables are written unpadded: the
+// padding that lines them up in a terminal was a quarter of the file.
 const fs = require('node:fs')
 const path = require('node:path')
 
@@ -36,13 +39,35 @@ function readSections(text) {
   }))
 }
 
+/** A section's date, from its heading ('## read · Node 20 · 2026-12-05 20:40 UTC · v20.20.2'). */
+const sectionDate = (section) => /· (\d{4}-\d\d-\d\d \d\d:\d\d) UTC/.exec(section.text.split('\n')[0])?.[1] ?? ''
+
+/** A Markdown table row without the padding: '|  a | b  |' → '| a | b |', '| :--- | ---: |' → '| :- | -: |'. */
+function compactRow(line) {
+  const cells = line
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split(/(?<!\\)\|/)
+    .map((cell) => cell.trim())
+    .map((cell) => (/^:?-+:?$/.test(cell) ? `${cell.startsWith(':') ? ':' : ''}-${cell.length > 1 && cell.endsWith(':') ? ':' : ''}` : cell))
+  return `| ${cells.join(' | ')} |`
+}
+
+const compactTables = (text) =>
+  text
+    .split('\n')
+    .map((line) => (line.startsWith('|') ? compactRow(line) : line))
+    .join('\n')
+
 /**
  * Writes each of `suites` ([{ name, output, about }]) as the section of its
  * suite on this run's Node line, replacing the one there; `about` is a Markdown
  * list (build, machine, Node, command), `date` and `node` (process.version)
- * name the run. Sections are ordered by `order` (suite names), then Node line.
+ * name the run. Sections are ordered by `order` (suite names), then Node line;
+ * `partOf` ({ suite: whole suite }) names the suites whose report another's
+ * contains.
  */
-function saveRun({ date, node, suites }, order = []) {
+function saveRun({ date, node, suites }, order = [], partOf = {}) {
   const major = Number(/^v?(\d+)/.exec(node)[1])
   const previous = fs.existsSync(FILE) ? readSections(fs.readFileSync(FILE, 'utf8')) : []
   const fresh = suites.map(({ name, output, about }) => ({
@@ -52,7 +77,9 @@ function saveRun({ date, node, suites }, order = []) {
   }))
   const key = (s) => `${s.suite}\0${s.major}`
   const replaced = new Set(fresh.map(key))
-  const sections = [...previous.filter((s) => !replaced.has(key(s))), ...fresh]
+  const kept = [...previous.filter((s) => !replaced.has(key(s))), ...fresh]
+  const newerWhole = (s) => kept.some((w) => w.suite === partOf[s.suite] && w.major === s.major && sectionDate(w) > sectionDate(s))
+  const sections = kept.filter((s) => !newerWhole(s)).map((s) => ({ ...s, text: compactTables(s.text) }))
   const rank = (suite) => (order.includes(suite) ? order.indexOf(suite) : order.length)
   sections.sort((a, b) => rank(a.suite) - rank(b.suite) || a.suite.localeCompare(b.suite) || a.major - b.major)
   fs.writeFileSync(FILE, `${HEAD}\n${sections.map((s) => s.text).join('\n\n')}\n`)

@@ -3,13 +3,13 @@
 // names (then nowhere else); a local build in the package root, or beside the
 // bundle this file was bundled into; the platform package. Where none loads,
 // or Node is older than the addon supports, every function falls back to fs
-// (./no-native) with one warning per process that gives the cause and a fix;
-// READFILE_UTF8_REQUIRE_NATIVE=1 makes that an error instead.
+// (./no-native) with one warning per process that gives the cause, or where
+// it looked and the causes it cannot tell apart (./no-native-advice), and the
+// ways out; READFILE_UTF8_REQUIRE_NATIVE=1 makes that an error instead.
 const path = require('node:path')
 const { PUBLISHED, OLDEST_NODE, BUNDLED, ROOT, platforms, findBinary, olderThanSupported } = require('./binary-name')
 const { version } = require('../package.json')
-
-const PATH_VARIABLE = 'READFILE_UTF8_NATIVE_LIBRARY_PATH'
+const { PATH_VARIABLE, notInstalled, unpublished } = require('./no-native-advice')
 const REQUIRE_VARIABLE = 'READFILE_UTF8_REQUIRE_NATIVE'
 const CODE = 'READFILE_UTF8_NO_NATIVE'
 
@@ -54,7 +54,7 @@ function resolvableFromCwd(name) {
   }
 }
 
-/** The addon ({ addon }), or why none was loaded ({ reason, cause, fix?, error? }). */
+/** The addon ({ addon }), or why none was loaded ({ reason, cause, detail?, fix?, error? }). */
 function load() {
   const node = process.versions.node
   if (olderThanSupported(node)) {
@@ -81,6 +81,7 @@ function load() {
     return {
       reason: 'no-binary',
       cause: `there is no binary for ${names[0]} (binaries exist for ${PUBLISHED.join(', ')})`,
+      fix: unpublished(`readfile-utf8.${names[0]}.node`),
     }
   }
   const pkg = `readfile-utf8-${name}`
@@ -117,13 +118,8 @@ function load() {
       fix: `Install ${pkg}@${version} where readfile-utf8 is installed, or set ${PATH_VARIABLE} to ${path.join(elsewhere, binary)}.`,
     }
   }
-  return {
-    reason: 'not-installed',
-    cause:
-      `the platform package ${pkg} is not installed: optional dependencies were left out ` +
-      '(--omit=optional, --no-optional), or the lockfile was written on another platform',
-    fix: `Reinstall with optional dependencies (or add ${pkg}@${version} to your dependencies).`,
-  }
+  const builds = names.map((n) => path.join(ROOT, `readfile-utf8.${n}.node`))
+  return { reason: 'not-installed', ...notInstalled({ pkg, binary, local: builds, root: ROOT }) }
 }
 
 /** A SharedArrayBuffer flag every later Worker inherits: true in the one thread that takes it first. */
@@ -146,7 +142,11 @@ function noNativeError(result, required) {
   const consequence = required
     ? `${REQUIRE_VARIABLE} is set, so this is an error.`
     : 'Every function hands its calls to fs: the same results and errors, without the speed-up.'
-  const text = `readfile-utf8: no native addon: ${result.cause}. ${consequence}${result.fix ? ` ${result.fix}` : ''}`
+  // A cause the loader knows takes one line; `detail` (where it looked, the
+  // causes it cannot tell apart) a line each, then the ways out.
+  const text = result.detail
+    ? [`readfile-utf8: no native addon: ${result.cause}. ${consequence}`, ...result.detail, result.fix].join('\n  ')
+    : `readfile-utf8: no native addon: ${result.cause}. ${consequence}${result.fix ? ` ${result.fix}` : ''}`
   const err = new Error(text, result.error === undefined ? undefined : { cause: result.error })
   err.code = CODE
   err.reason = result.reason

@@ -135,7 +135,7 @@ for p in "${platforms[@]}"; do
       # `.2.17` pins the glibc the binary links against (cargo-zigbuild strips
       # it before cargo sees the triple); musl needs no pin. napi adds
       # `-C target-feature=-crt-static` for musl, without which there is no
-      # cdylib. The .d.ts napi writes goes under target/, not into the package.
+      # cdylib.
       # macOS: the oldest release Node supports on that CPU (zig would
       # otherwise stamp its own, much newer, minimum into the binary).
       zig_target="$t"
@@ -146,7 +146,7 @@ for p in "${platforms[@]}"; do
       esac
       "$napi" build --platform --release --no-js -x \
         --target "$zig_target" --target-dir "$target_dir" \
-        --output-dir "npm/$p" --dts "../../target/cross/dts/$p.d.ts"
+        --output-dir "npm/$p"
       unset MACOSX_DEPLOYMENT_TARGET
       ;;
   esac

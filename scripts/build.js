@@ -1,11 +1,11 @@
 'use strict'
 // `npm run build` and the `prepare` script that `npm install` runs in a clone:
-// compiles the addon (napi build --platform --release --no-js --dts native.d.ts,
-// plus any arguments given). Without Rust, napi's own failure is a stack trace
+// compiles the addon (napi build --platform --release --no-js, plus any
+// arguments given). Without Rust, napi's own failure is a stack trace
 // about `cargo metadata`; this says what is missing instead, and that installs
 // from the registry (prebuilt binaries) never compile anything.
 const path = require('node:path')
-const { spawnSync } = require('node:child_process')
+const { spawn, spawnSync } = require('node:child_process')
 
 const ROOT = path.join(__dirname, '..')
 const NEEDS =
@@ -33,6 +33,23 @@ try {
   fail('@napi-rs/cli is not installed; run `npm install` (with dev dependencies) first.')
 }
 
-const args = ['build', '--platform', '--release', '--no-js', '--dts', 'native.d.ts', ...process.argv.slice(2)]
-const r = spawnSync(process.execPath, [cli, ...args], { stdio: 'inherit', cwd: ROOT })
-if (r.status !== 0) fail(`napi ${args.join(' ')} failed (see above).`)
+const args = ['build', '--platform', '--release', '--no-js', ...process.argv.slice(2)]
+// napi warns on every build that without napi-derive's type-def feature it
+// writes no JS loader or .d.ts: the package has its own (lib/, index.d.ts), and
+// the feature is off on purpose (Cargo.toml), so that line is dropped; the
+// rest of napi's and cargo's stderr passes through as it comes.
+const NOTED = /`type-def` feature is not enabled for `napi-derive`/
+const env = process.stderr.isTTY && !process.env.CARGO_TERM_COLOR ? { ...process.env, CARGO_TERM_COLOR: 'always' } : process.env
+const child = spawn(process.execPath, [cli, ...args], { stdio: ['inherit', 'inherit', 'pipe'], cwd: ROOT, env })
+let pending = ''
+child.stderr.setEncoding('utf8')
+child.stderr.on('data', (text) => {
+  const lines = (pending + text).split(/(?<=[\n\r])/)
+  pending = /[\n\r]$/.test(lines.at(-1)) ? '' : lines.pop()
+  for (const line of lines) if (!NOTED.test(line)) process.stderr.write(line)
+})
+child.on('error', (err) => fail(`could not run napi: ${err.message}`))
+child.on('close', (status, signal) => {
+  if (pending && !NOTED.test(pending)) process.stderr.write(pending)
+  if (status !== 0) fail(`napi ${args.join(' ')} failed (${status ?? signal}; see above).`)
+})

@@ -41,7 +41,7 @@ const MUTANTS = [
         replace: 'Err(e) if e.valid_up_to() == 0 => Some(e.error_len().unwrap_or(1)),',
       },
     ],
-    tests: ['differential.test.js'],
+    tests: ['differential.test.js', 'differential-4mib.test.js'],
   },
   {
     id: 'dense-errors',
@@ -54,7 +54,7 @@ const MUTANTS = [
         replace: '      0xE0 => lead(3, 0x80, 0xBF),',
       },
     ],
-    tests: ['differential.test.js'],
+    tests: ['differential.test.js', 'differential-4mib.test.js'],
   },
   {
     id: 'latin1-path',
@@ -67,7 +67,7 @@ const MUTANTS = [
         replace: '  if let Some(latin1) = halves::convert(&bytes[facts.ascii_prefix.min(bytes.len())..], &halves::LATIN1, split) {',
       },
     ],
-    tests: ['differential.test.js'],
+    tests: ['differential.test.js', 'differential-4mib.test.js'],
   },
   {
     id: 'utf16-path',
@@ -80,7 +80,7 @@ const MUTANTS = [
         replace: '',
       },
     ],
-    tests: ['differential.test.js'],
+    tests: ['differential.test.js', 'differential-4mib.test.js'],
   },
   {
     id: 'fallback-eof',

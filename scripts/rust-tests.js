@@ -4,8 +4,10 @@
 // that pick the engine are removed: the property tests choose each engine
 // themselves, and unit tests that need simdutf would pass vacuously without it.
 // `--target <host>`, as napi build passes, puts the tests in the addon build's
-// target/<triple>/ folder, so they reuse its compiled dependencies (simdutf's
-// C++ included) instead of building them all again in target/release/.
+// target/<triple>/ folder, so they reuse what it compiled (simdutf's C++, every
+// dependency, and the crate's rlib: Cargo.toml keeps the two builds' settings
+// the same) instead of building them all again in target/release/; only the
+// dev-dependencies and the test executables are compiled here.
 // Extra arguments go to cargo test (e.g. `-- eintr`).
 const path = require('node:path')
 const { spawnSync } = require('node:child_process')

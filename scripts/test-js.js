@@ -8,9 +8,11 @@
 // applies it to each test; Node 20 and 22 to each file as a whole, so it must
 // stay above the slowest file, with room for a loaded machine.
 // --test-concurrency: node --test runs one file fewer than the cores at a time,
-// so on two cores one file, leaving a core idle while most tests use one; at
-// least two here. Each file has its own processes and scratch folder, as it
-// already has wherever there are more cores.
+// so on two cores one file, leaving a core idle while most tests use one. Here
+// one more file than the cores: a file waiting on a child process, a sleep or
+// a FIFO leaves its core to the others, and two files at a time on two cores
+// still left one idle for much of the run. Each file has its own processes and
+// scratch folder, as it already has wherever there are more cores.
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -35,7 +37,7 @@ if (files.length === 0) {
 }
 
 const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length
-const concurrency = Math.max(2, cores - 1)
+const concurrency = cores + 1
 const r = spawnSync(
   process.execPath,
   ['--test', `--test-timeout=${TIMEOUT_MS}`, `--test-concurrency=${concurrency}`, ...options, ...files],
