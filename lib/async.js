@@ -200,4 +200,4 @@ const hooks = {
   promisesReadFile: answers.ourFunction('promisesReadFile', promisesReadFileAnsweredBy(answers.hooked)),
 }
 
-module.exports = { readFileUtf8Async, readFile, promisesReadFile, hooks, abortError }
+module.exports = { readFileUtf8Async, readFile, promisesReadFile, hooks, abortError, onAbort }

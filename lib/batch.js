@@ -15,7 +15,7 @@ const native = require('./native')
 const answers = require('./answers')
 const { noteHeap } = require('./heap')
 const { stringTooLong, FS_ANSWERS, STRING_TOO_LONG, TOO_LARGE } = require('./errors')
-const { abortError, readFileUtf8Async } = require('./async')
+const { abortError, onAbort, readFileUtf8Async } = require('./async')
 const { readFileUtf8 } = require('./sync')
 const { DELEGATE, isUtf8, openFlags } = require('./options')
 const { nativeArgument } = require('./paths')
@@ -215,10 +215,11 @@ function nativeBatch(args, o) {
   return new Promise((resolve, reject) => {
     let handle
     let settled = false
+    let forget
     const finish = (err, out) => {
       if (settled) return
       settled = true
-      o.signal?.removeEventListener('abort', onAbort)
+      forget?.()
       if (err) {
         native.readFilesCancel(handle)
         reject(err)
@@ -226,7 +227,6 @@ function nativeBatch(args, o) {
         resolve(out)
       }
     }
-    const onAbort = () => finish(abortError(o.signal))
     const out = []
     const onReady = () => {
       if (settled) return
@@ -238,7 +238,10 @@ function nativeBatch(args, o) {
     }
     noteHeap(true)
     handle = native.readFilesStart(args, o.flags, o.concurrency, onReady)
-    o.signal?.addEventListener('abort', onAbort, { once: true })
+    // The single reads' listener, shared by every read and batch on the signal
+    // (none past EventTarget's limit, an 'abort' event without abort() ignored);
+    // a signal that is no EventTarget is only looked at, as fs.promises does.
+    if (typeof o.signal?.addEventListener === 'function') forget = onAbort(o.signal, () => finish(abortError(o.signal)))
   })
 }
 

@@ -1,0 +1,80 @@
+'use strict'
+// An AbortSignal given to our async reads and batches: one 'abort' listener
+// per signal however many reads share it, none left once they settle (a
+// leaked listener keeps the reads' state alive and warns past EventTarget's
+// limit), an 'abort' event dispatched without abort() ignored (fs ignores it
+// too), an object with `aborted` that is no EventTarget only looked at, and
+// after an abort, fs.promises' AbortError with the reason as cause.
+const { test } = require('node:test')
+const assert = require('node:assert/strict')
+const fs = require('node:fs')
+const { getEventListeners } = require('node:events')
+
+const lib = require('..')
+const { scratch } = require('./helpers')
+
+const FILE = scratch('signal-listeners.txt')
+const TEXT = 'signal é 中 😀\n'.repeat(2000)
+fs.writeFileSync(FILE, TEXT)
+const listeners = (signal) => getEventListeners(signal, 'abort').length
+
+const READS = {
+  readFileUtf8Async: (signal) => lib.readFileUtf8Async(FILE, { signal }),
+  'promises.readFile': (signal) => lib.promises.readFile(FILE, { encoding: 'utf8', signal }),
+  readFile: (signal) => new Promise((resolve, reject) => lib.readFile(FILE, { encoding: 'utf8', signal }, (e, s) => (e ? reject(e) : resolve(s)))),
+  readFilesUtf8Async: (signal) => lib.readFilesUtf8Async([FILE, FILE], { signal }).then((all) => (all.every((s) => s === all[0]) ? all[0] : all)),
+}
+
+test('many reads sharing a signal: one listener while they run, none once they settle, no warning, and each result is fs\'s', async () => {
+  const warnings = []
+  const onWarning = (w) => warnings.push(w.name)
+  process.on('warning', onWarning)
+  try {
+    for (const [name, read] of Object.entries(READS)) {
+      const controller = new AbortController()
+      const reads = Array.from({ length: 24 }, () => read(controller.signal))
+      assert.equal(listeners(controller.signal), 1, name)
+      const results = await Promise.all(reads)
+      assert.ok(results.every((s) => s === TEXT), name)
+      assert.equal(listeners(controller.signal), 0, `${name}: listeners left after the reads settled`)
+    }
+    await new Promise((resolve) => setImmediate(resolve))
+    assert.deepEqual(warnings, [])
+  } finally {
+    process.off('warning', onWarning)
+  }
+})
+
+test("an 'abort' event dispatched without abort() stops nothing; abort() then still rejects the next reads", async () => {
+  for (const [name, read] of Object.entries(READS)) {
+    const controller = new AbortController()
+    const reading = read(controller.signal)
+    controller.signal.dispatchEvent(new Event('abort'))
+    assert.equal(await reading, TEXT, name)
+    assert.equal(listeners(controller.signal), 0, name)
+    const reason = new Error('stop')
+    controller.abort(reason)
+    const expected = await fs.promises.readFile(FILE, { encoding: 'utf8', signal: controller.signal }).catch((e) => e)
+    const err = await read(controller.signal).catch((e) => e)
+    assert.deepEqual([err.name, err.code, err.message, err.cause, err.constructor], [expected.name, expected.code, expected.message, reason, expected.constructor], name)
+  }
+})
+
+test('reads aborted while they run reject with AbortError, and leave no listener', async () => {
+  for (const [name, read] of Object.entries(READS)) {
+    const controller = new AbortController()
+    const reason = new Error('stop now')
+    const reads = Array.from({ length: 8 }, () => read(controller.signal).then(() => 'resolved', (e) => e))
+    controller.abort(reason)
+    for (const err of await Promise.all(reads)) {
+      assert.equal(err.name, 'AbortError', name)
+      assert.equal(err.cause, reason, name)
+    }
+    assert.equal(listeners(controller.signal), 0, name)
+  }
+})
+
+test('a signal fs accepts that is no EventTarget (an object with `aborted`) is only looked at, as fs.promises does', async () => {
+  assert.equal(await fs.promises.readFile(FILE, { encoding: 'utf8', signal: { aborted: false } }), TEXT)
+  for (const [name, read] of Object.entries(READS)) assert.equal(await read({ aborted: false }), TEXT, name)
+})
