@@ -85,13 +85,19 @@ function usage(status) {
 
 const reportPath = (name) => path.join(REPORTS, `stryker-${name}.json`)
 
+const column0 = (at) => {
+  const [line, column] = at.split(':').map(Number)
+  return `${line}:${column - 1}`
+}
+
 /** `mutate` entries for the mutants a report lists as not killed (a range each). */
 function survivorRanges(name) {
   const report = JSON.parse(fs.readFileSync(reportPath(name), 'utf8'))
   return report.notKilled
     .filter((m) => m.status === 'Survived' || m.status === 'NoCoverage')
-    // Whole lines: the mutants on them that were killed before are run too, and ignored.
-    .map((m) => `${m.file}:${m.from.split(':')[0]}-${m.to.split(':')[0]}`)
+    // The report's columns count from 1, a range's from 0. Mutants inside a
+    // survivor's span that were killed before run too, and are ignored.
+    .map((m) => `${m.file}:${column0(m.from)}-${column0(m.to)}`)
 }
 
 /**
