@@ -36,9 +36,11 @@ fs.writeFileSync(BIG, 'a'.repeat(8 << 20))
 // a missing file's error, field by field) is fs's.
 const CALLS = `
   const fs = require('node:fs')
-  const lib = require('.')
-  const calls = { readFileSync: 0, readFile: 0, promisesReadFile: 0, toString: 0 }
+  const calls = { readFileSync: 0, readFile: 0, promisesReadFile: 0, toString: 0, read: 0 }
   const count = (name, fn) => function (...args) { calls[name]++; return Reflect.apply(fn, this, args) }
+  // lib/fd-async.js keeps fs.read as it is at load: counted from before.
+  fs.read = count('read', fs.read)
+  const lib = require('.')
   const originals = { readFileSync: fs.readFileSync, readFile: fs.readFile, promisesReadFile: fs.promises.readFile }
   fs.readFileSync = count('readFileSync', fs.readFileSync)
   fs.readFile = count('readFile', fs.readFile)
@@ -49,13 +51,16 @@ const CALLS = `
   const fields = (e) => [e.constructor.name, e.code, e.errno, e.syscall, e.path, e.message].join('|')
   const fsError = (() => { try { originals.readFileSync(missing, 'utf8') } catch (e) { return fields(e) } })()
   const sync = (fn) => { const before = { ...calls }; const same = fn() === text; return { same, calls: diff(before) } }
-  const diff = (before) => Object.fromEntries(Object.entries(calls).filter(([k, v]) => v !== before[k]).map(([k, v]) => [k, v - before[k]]))
+  // fs's own reads may call Buffer#toString: it is counted for decodeUtf8 alone.
+  const diff = (before) => Object.fromEntries(Object.entries(calls).filter(([k, v]) => k !== 'toString' && v !== before[k]).map(([k, v]) => [k, v - before[k]]))
   const bytes = Buffer.from('é'.repeat(1 << 19))
   ;(async () => {
     const out = {
       readFileUtf8: sync(() => lib.readFileUtf8(${JSON.stringify(TEXT)})),
       readFileSync: sync(() => lib.readFileSync(${JSON.stringify(TEXT)}, 'utf8')),
-      decodeUtf8: (() => { const before = { ...calls }; const same = lib.decodeUtf8(bytes) === 'é'.repeat(1 << 19); return { same, calls: diff(before) } })(),
+      bufferPath: sync(() => lib.readFileUtf8(Buffer.from(${JSON.stringify(TEXT)}))),
+      fd: sync(() => { const fd = fs.openSync(${JSON.stringify(TEXT)}, 'r'); try { return lib.readFileUtf8(fd) } finally { fs.closeSync(fd) } }),
+      decodeUtf8: (() => { const before = { ...calls }; const same = lib.decodeUtf8(bytes) === 'é'.repeat(1 << 19); return { same, toString: calls.toString - before.toString } })(),
       readFilesUtf8: sync(() => lib.readFilesUtf8([${JSON.stringify(TEXT)}])[0]),
       missingError: (() => { try { lib.readFileUtf8(missing) } catch (e) { return fields(e) === fsError } })(),
     }
@@ -64,10 +69,10 @@ const CALLS = `
       (await lib.readFileUtf8Async(${JSON.stringify(TEXT)})) === text,
       (await lib.promises.readFile(${JSON.stringify(TEXT)}, 'utf8')) === text,
       (await new Promise((resolve, reject) => lib.readFile(${JSON.stringify(TEXT)}, 'utf8', (e, s) => (e ? reject(e) : resolve(s))))) === text,
+      (await lib.readFileUtf8Async(Buffer.from(${JSON.stringify(TEXT)}))) === text,
+      await (async () => { const fd = fs.openSync(${JSON.stringify(TEXT)}, 'r'); try { return (await lib.readFileUtf8Async(fd)) === text } finally { fs.closeSync(fd) } })(),
     ]
-    // fs's own async reads call Buffer#toString: only the reads are counted here.
-    const { toString: _, ...asyncCalls } = diff(before)
-    out.asyncCalls = asyncCalls
+    out.asyncCalls = diff(before)
     const beforeBatch = { ...calls }
     out.asyncBatch = (await lib.readFilesUtf8Async([${JSON.stringify(TEXT)}, ${JSON.stringify(TEXT)}])).every((s) => s === text)
     out.asyncBatchCalls = diff(beforeBatch)
@@ -79,11 +84,14 @@ test('under Bun, single reads and decodeUtf8 are answered by the runtime\'s own 
   assert.deepEqual(out, {
     readFileUtf8: { same: true, calls: { readFileSync: 1 } },
     readFileSync: { same: true, calls: { readFileSync: 1 } },
-    decodeUtf8: { same: true, calls: { toString: 1 } },
+    bufferPath: { same: true, calls: { readFileSync: 1 } },
+    fd: { same: true, calls: { readFileSync: 1 } },
+    decodeUtf8: { same: true, toString: 1 },
     readFilesUtf8: { same: true, calls: {} },
     missingError: true,
-    async: [true, true, true],
-    asyncCalls: { promisesReadFile: 2, readFile: 1 },
+    async: [true, true, true, true, true],
+    // The fd: read with fs.read from its position, as FileHandle.readFile reads it (lib/fd-async.js).
+    asyncCalls: { promisesReadFile: 3, readFile: 1, read: 2 },
     asyncBatch: true,
     asyncBatchCalls: {},
   })
@@ -97,11 +105,13 @@ test('under Deno and under Node every call is ours: none reaches fs or Buffer#to
       {
         readFileUtf8: { same: true, calls: {} },
         readFileSync: { same: true, calls: {} },
-        decodeUtf8: { same: true, calls: {} },
+        bufferPath: { same: true, calls: {} },
+        fd: { same: true, calls: {} },
+        decodeUtf8: { same: true, toString: 0 },
         readFilesUtf8: { same: true, calls: {} },
         // A missing file is fs's to answer, wherever we run.
         missingError: true,
-        async: [true, true, true],
+        async: [true, true, true, true, true],
         asyncCalls: {},
         asyncBatch: true,
         asyncBatchCalls: {},
