@@ -1,5 +1,5 @@
 'use strict'
-// npm run mutate:js -- <campaign|all> [--survivors] [--concurrency N] [--list]
+// npm run mutate:js -- <campaign|all> [--survivors] [--partial] [--concurrency N] [--list]
 //
 // StrykerJS over lib/ and index.js, one campaign at a time: each names the
 // files it mutates and the __test__ files that cover them, so that a campaign
@@ -13,7 +13,9 @@
 // Writes mutation/stryker-<campaign>.json: the counts, the score and every
 // mutant not killed (location, mutator, replacement). --survivors runs only the
 // mutants that report lists as survived or not covered (their ranges), and
-// updates it: the run after a test was added for them.
+// updates it: the run after a test was added for them. --partial writes the
+// report of a run that was stopped, from the results it had (each is appended
+// to .stryker-tmp/<campaign>.jsonl as it comes).
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
@@ -31,10 +33,20 @@ const REPORTS = path.join(ROOT, 'mutation')
 const CAMPAIGNS = {
   native: { mutate: ['lib/native.js'], tests: ['loader.test.js', 'routing-by-runtime.test.js'] },
   register: { mutate: ['lib/register.js', 'lib/answers.js'], tests: ['register.test.js', 'layers.test.js', 'hook-orders.test.js'] },
-  // lib/batch.js in two: the flow of a batch (the entries answered here, the
-  // native handles, the signal), and the validation of its arguments.
+  // lib/batch.js in three: the batches themselves (the entries answered here,
+  // the native handles, the signal), the helpers they call (what the native
+  // side is given, what it may read ahead), and the validation of arguments.
   'batch-flow': {
-    mutate: ['lib/batch.js:100-290'],
+    mutate: ['lib/batch.js:175-290'],
+    tests: ['batch.test.js', 'side-effects.test.js'],
+    skip: [
+      'every file under node_modules', 'the generated tree', "errors: 'return'", 'any list that passes', '10^5', 'huge files',
+      'async: node_modules', "async: errors: 'return'", 'async: the main thread', 'index.d.ts', 'worker threads terminated',
+      'a sync batch runs concurrency',
+    ],
+  },
+  'batch-helpers': {
+    mutate: ['lib/batch.js:100-174'],
     tests: ['batch.test.js', 'side-effects.test.js'],
     skip: [
       'every file under node_modules', 'the generated tree', "errors: 'return'", 'any list that passes', '10^5', 'huge files',
@@ -52,11 +64,12 @@ const CAMPAIGNS = {
     ],
   },
   async: {
-    mutate: ['lib/async.js', 'lib/fd-async.js'],
-    tests: ['async.test.js', 'fd-async.test.js', 'limits.test.js'],
+    mutate: ['lib/async.js'],
+    tests: ['async.test.js', 'limits.test.js'],
     // Not the timings (of the main thread, of how soon an abort rejects), which a loaded machine fails.
     skip: ['64 concurrent reads', 'large async reads leave', 'one real /dev/zero read', 'an aborted signal rejects'],
   },
+  'fd-async': { mutate: ['lib/fd-async.js'], tests: ['fd-async.test.js', 'async.test.js'], skip: ['64 concurrent reads', 'large async reads leave'] },
   heap: { mutate: ['lib/heap.js', 'index.js', 'lib/no-native.js'], tests: ['memory-mode.test.js', 'loader.test.js'] },
   sync: {
     mutate: ['lib/sync.js', 'lib/paths.js', 'lib/errors.js'],
@@ -71,6 +84,7 @@ const { values: args, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     survivors: { type: 'boolean', default: false },
+    partial: { type: 'boolean', default: false },
     concurrency: { type: 'string', default: '2' },
     list: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
@@ -78,12 +92,14 @@ const { values: args, positionals } = parseArgs({
 })
 
 function usage(status) {
-  console.log('usage: npm run mutate:js -- <campaign|all> [--survivors] [--concurrency N] [--list]')
+  console.log('usage: npm run mutate:js -- <campaign|all> [--survivors] [--partial] [--concurrency N] [--list]')
   console.log(`campaigns: ${Object.keys(CAMPAIGNS).join(', ')}`)
   process.exit(status)
 }
 
 const reportPath = (name) => path.join(REPORTS, `stryker-${name}.json`)
+/** Where a running campaign appends each result (scripts/stryker-partial.mjs). */
+const partialPath = (name) => path.join(ROOT, '.stryker-tmp', `${name}${args.survivors ? '-survivors' : ''}.jsonl`)
 
 const column0 = (at) => {
   const [line, column] = at.split(':').map(Number)
@@ -124,8 +140,8 @@ function optionsFor(name, mutate) {
     coverageAnalysis: 'off',
     concurrency: Number(args.concurrency),
     // A mutant that makes a read wait forever (a FIFO, a promise never settled) is a timeout.
-    timeoutMS: 60_000,
-    timeoutFactor: 1.5,
+    timeoutMS: 20_000,
+    timeoutFactor: 1.25,
     dryRunTimeoutMinutes: 30,
     // What the tests need is the sources, node_modules (linked) and the addon
     // (gitignored, but copied: Stryker does not read .gitignore); not the
@@ -133,9 +149,9 @@ function optionsFor(name, mutate) {
     ignorePatterns: ['/target', '/benchmark/bench-build', '/mutation', '/npm/*/*.node', '/.stryker-tmp'],
     tempDirName: '.stryker-tmp',
     cleanTempDir: true,
-    reporters: ['progress-append-only', 'clear-text'],
+    reporters: ['progress-append-only', 'clear-text', 'partial'],
     clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
-    plugins: [],
+    plugins: [path.join(__dirname, 'stryker-partial.mjs')],
     logLevel: 'info',
     fileLogLevel: 'off',
   }
@@ -205,10 +221,22 @@ async function run(name) {
     console.log(`${name}: no survivors to run again`)
     return
   }
-  const { Stryker } = await import('@stryker-mutator/core')
+  let results
   const started = Date.now()
-  const results = await new Stryker(optionsFor(name, mutate)).runMutationTest()
+  if (args.partial) {
+    // A run that did not end: what it tested, from its results file.
+    const lines = fs.readFileSync(partialPath(name), 'utf8').split('\n').filter(Boolean)
+    results = lines.map((line) => JSON.parse(line))
+  } else {
+    const { Stryker } = await import('@stryker-mutator/core')
+    fs.mkdirSync(path.dirname(partialPath(name)), { recursive: true })
+    fs.writeFileSync(partialPath(name), '')
+    process.env.READFILE_UTF8_STRYKER_PARTIAL = partialPath(name)
+    results = await new Stryker(optionsFor(name, mutate)).runMutationTest()
+    fs.rmSync(partialPath(name), { force: true })
+  }
   const summary = summarize(name, results, (Date.now() - started) / 1000, previous)
+  if (args.partial) summary.partial = `only ${results.length} mutants were tested: the run was stopped`
   fs.mkdirSync(REPORTS, { recursive: true })
   fs.writeFileSync(reportPath(name), `${JSON.stringify(summary, null, 2)}\n`)
   const c = summary.counts
