@@ -9,9 +9,10 @@ const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const { getEventListeners } = require('node:events')
+const { execFileSync } = require('node:child_process')
 
 const lib = require('..')
-const { scratch } = require('./helpers')
+const { scratch, unsupportedOnWindows } = require('./helpers')
 
 const FILE = scratch('signal-listeners.txt')
 const TEXT = 'signal é 中 😀\n'.repeat(2000)
@@ -19,9 +20,9 @@ fs.writeFileSync(FILE, TEXT)
 const listeners = (signal) => getEventListeners(signal, 'abort').length
 
 const READS = {
-  readFileUtf8Async: (signal) => lib.readFileUtf8Async(FILE, { signal }),
-  'promises.readFile': (signal) => lib.promises.readFile(FILE, { encoding: 'utf8', signal }),
-  readFile: (signal) => new Promise((resolve, reject) => lib.readFile(FILE, { encoding: 'utf8', signal }, (e, s) => (e ? reject(e) : resolve(s)))),
+  readFileUtf8Async: (signal, file = FILE) => lib.readFileUtf8Async(file, { signal }),
+  'promises.readFile': (signal, file = FILE) => lib.promises.readFile(file, { encoding: 'utf8', signal }),
+  readFile: (signal, file = FILE) => new Promise((resolve, reject) => lib.readFile(file, { encoding: 'utf8', signal }, (e, s) => (e ? reject(e) : resolve(s)))),
   readFilesUtf8Async: (signal) => lib.readFilesUtf8Async([FILE, FILE], { signal }).then((all) => (all.every((s) => s === all[0]) ? all[0] : all)),
 }
 
@@ -77,4 +78,24 @@ test('reads aborted while they run reject with AbortError, and leave no listener
 test('a signal fs accepts that is no EventTarget (an object with `aborted`) is only looked at, as fs.promises does', async () => {
   assert.equal(await fs.promises.readFile(FILE, { encoding: 'utf8', signal: { aborted: false } }), TEXT)
   for (const [name, read] of Object.entries(READS)) assert.equal(await read({ aborted: false }), TEXT, name)
+})
+
+test('a read blocked in open (a FIFO no writer has opened yet) rejects at the abort, before any data comes', unsupportedOnWindows('FIFOs (mkfifo)'), async () => {
+  for (const [name, read] of Object.entries(READS)) {
+    const fifo = scratch(`signal-blocked-${name}.fifo`)
+    execFileSync('mkfifo', [fifo])
+    const controller = new AbortController()
+    const reason = new Error('stop while blocked')
+    const reading = (name === 'readFilesUtf8Async' ? lib.readFilesUtf8Async([fifo], { signal: controller.signal }) : read(controller.signal, fifo)).then(
+      () => 'resolved',
+      (e) => e,
+    )
+    setTimeout(() => controller.abort(reason), 20)
+    // No writer opens the FIFO until the read has settled: only the abort can settle it.
+    const err = await reading
+    assert.equal(err.name, 'AbortError', name)
+    assert.equal(err.cause, reason, name)
+    // Let the blocked native open go: a writer opens and closes the FIFO.
+    fs.closeSync(fs.openSync(fifo, 'w'))
+  }
 })
