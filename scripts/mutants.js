@@ -439,13 +439,6 @@ const MUTANTS = [
     tests: ['routing-by-runtime.test.js'],
   },
   {
-    id: 'stryker-bun-metered',
-    area: 'runtime routing',
-    bug: "under Bun the heap is metered through node:v8 (JavaScriptCore's heap, at a far higher cost)",
-    patches: [{ file: 'lib/heap.js', find: 'const METERED = process.versions.bun === undefined', replace: 'const METERED = true' }],
-    tests: ['routing-by-runtime.test.js'],
-  },
-  {
     id: 'stryker-heap-young',
     area: 'heap meter',
     bug: "the heap meter counts the young generation too, which a scavenge frees: large strings are copied for a heap that is not large",
@@ -486,7 +479,21 @@ const MUTANTS = [
     ],
     tests: ['signal-listeners.test.js'],
   },
-]
+  {
+    id: 'stryker-dispatched-abort',
+    area: 'async signal',
+    bug: "an 'abort' event dispatched without abort() rejects every read on the signal (fs ignores it)",
+    patches: [{ file: 'lib/async.js', find: '  if (!this.aborted) return\n', replace: '' }],
+    tests: ['signal-listeners.test.js'],
+  },
+  {
+    id: 'stryker-sync-batch-signal',
+    area: 'batch options',
+    bug: 'a sync batch validates options.signal, which it takes no part of, and throws for one fs.promises would refuse',
+    patches: [{ file: 'lib/batch.js', find: '  const o = batchOptions(options, false)\n', replace: '  const o = batchOptions(options, true)\n' }],
+    tests: ['batch-options.test.js'],
+  },
+
 const { values: args } = parseArgs({
   options: {
     node: { type: 'string', default: process.execPath },

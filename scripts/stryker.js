@@ -1,5 +1,5 @@
 'use strict'
-// npm run mutate:js -- <campaign|all> [--survivors] [--partial] [--concurrency N] [--list]
+// npm run mutate:js -- <campaign|all> [--survivors] [--partial] [--tests a.test.js,...] [--grep RE] [--concurrency N] [--list]
 //
 // StrykerJS over lib/ and index.js, one campaign at a time: each names the
 // files it mutates and the __test__ files that cover them, so that a campaign
@@ -38,7 +38,7 @@ const CAMPAIGNS = {
   // side is given, what it may read ahead), and the validation of arguments.
   'batch-flow': {
     mutate: ['lib/batch.js:175-290'],
-    tests: ['batch.test.js', 'side-effects.test.js'],
+    tests: ['batch.test.js', 'side-effects.test.js', 'signal-listeners.test.js', 'batch-options.test.js'],
     skip: [
       'every file under node_modules', 'the generated tree', "errors: 'return'", 'any list that passes', '10^5', 'huge files',
       'async: node_modules', "async: errors: 'return'", 'async: the main thread', 'index.d.ts', 'worker threads terminated',
@@ -65,7 +65,7 @@ const CAMPAIGNS = {
   },
   async: {
     mutate: ['lib/async.js'],
-    tests: ['async.test.js', 'limits.test.js'],
+    tests: ['async.test.js', 'limits.test.js', 'signal-listeners.test.js'],
     // Not the timings (of the main thread, of how soon an abort rejects), which a loaded machine fails.
     skip: ['64 concurrent reads', 'large async reads leave', 'one real /dev/zero read', 'an aborted signal rejects'],
   },
@@ -85,6 +85,8 @@ const { values: args, positionals } = parseArgs({
   options: {
     survivors: { type: 'boolean', default: false },
     partial: { type: 'boolean', default: false },
+    tests: { type: 'string' },
+    grep: { type: 'string' },
     concurrency: { type: 'string', default: '2' },
     list: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h', default: false },
@@ -129,14 +131,18 @@ function skipping(skip) {
 }
 
 function optionsFor(name, mutate) {
-  const c = CAMPAIGNS[name]
+  // --tests (and --grep, a --test-name-pattern) narrow a run to the tests
+  // written for its survivors: what they kill, the suite kills.
+  const c = { ...CAMPAIGNS[name], ...(args.tests ? { tests: args.tests.split(','), skip: undefined } : {}) }
   const tests = c.tests.map((t) => path.join('__test__', t))
   for (const t of tests) if (!fs.existsSync(path.join(ROOT, t))) throw new Error(`campaign ${name}: no ${t}`)
   return {
     mutate,
     testRunner: 'command',
     // One test file at a time per mutant; Stryker runs `concurrency` mutants at once.
-    commandRunner: { command: `node scripts/test-js.js ${tests.join(' ')} --test-concurrency=1${skipping(c.skip)}` },
+    commandRunner: {
+      command: `node scripts/test-js.js ${tests.join(' ')} --test-concurrency=1${args.grep ? ` '--test-name-pattern=${args.grep}'` : skipping(c.skip)}`,
+    },
     coverageAnalysis: 'off',
     concurrency: Number(args.concurrency),
     // A mutant that makes a read wait forever (a FIFO, a promise never settled) is a timeout.
@@ -201,8 +207,8 @@ function summarize(name, results, seconds, previous) {
     node: process.version,
     counts,
     score: valid ? score(counts) : null,
-    firstRun: previous?.firstRun ?? { counts, score: valid ? score(counts) : null, seconds: Math.round(seconds) },
-    lastRun: { mutants: results.length, seconds: Math.round(seconds), survivorsOnly: previous !== undefined },
+    firstRun: previous?.firstRun ?? { counts, score: valid ? score(counts) : null, seconds: Math.round(seconds), tests: CAMPAIGNS[name].tests },
+    lastRun: { mutants: results.length, seconds: Math.round(seconds), survivorsOnly: previous !== undefined, tests: args.tests?.split(',') ?? CAMPAIGNS[name].tests, grep: args.grep },
     notKilled,
   }
 }
