@@ -493,6 +493,7 @@ const MUTANTS = [
     patches: [{ file: 'lib/batch.js', find: '  const o = batchOptions(options, false)\n', replace: '  const o = batchOptions(options, true)\n' }],
     tests: ['batch-options.test.js'],
   },
+]
 
 const { values: args } = parseArgs({
   options: {
