@@ -19,11 +19,25 @@ const TEXT = 'signal é 中 😀\n'.repeat(2000)
 fs.writeFileSync(FILE, TEXT)
 const listeners = (signal) => getEventListeners(signal, 'abort').length
 
+/**
+ * What `reading` (a read of `fifo`, which no writer has opened) settles with
+ * within 10 s, or 'not settled'; then a writer opens and closes the FIFO, so
+ * the native open blocked in it returns and its thread is free again.
+ */
+async function settledBeforeAnyWriter(reading, fifo) {
+  let timer
+  const outcome = await Promise.race([reading, new Promise((resolve) => (timer = setTimeout(resolve, 10_000, 'not settled')))])
+  clearTimeout(timer)
+  fs.closeSync(fs.openSync(fifo, 'w'))
+  await reading
+  return outcome
+}
+
 const READS = {
   readFileUtf8Async: (signal, file = FILE) => lib.readFileUtf8Async(file, { signal }),
   'promises.readFile': (signal, file = FILE) => lib.promises.readFile(file, { encoding: 'utf8', signal }),
   readFile: (signal, file = FILE) => new Promise((resolve, reject) => lib.readFile(file, { encoding: 'utf8', signal }, (e, s) => (e ? reject(e) : resolve(s)))),
-  readFilesUtf8Async: (signal) => lib.readFilesUtf8Async([FILE, FILE], { signal }).then((all) => (all.every((s) => s === all[0]) ? all[0] : all)),
+  readFilesUtf8Async: (signal, file = FILE) => lib.readFilesUtf8Async([file], { signal }).then(([s]) => s),
 }
 
 test('many reads sharing a signal: one listener while they run, none once they settle, no warning, and each result is fs\'s', async () => {
@@ -86,16 +100,29 @@ test('a read blocked in open (a FIFO no writer has opened yet) rejects at the ab
     execFileSync('mkfifo', [fifo])
     const controller = new AbortController()
     const reason = new Error('stop while blocked')
-    const reading = (name === 'readFilesUtf8Async' ? lib.readFilesUtf8Async([fifo], { signal: controller.signal }) : read(controller.signal, fifo)).then(
+    const reading = read(controller.signal, fifo).then(
       () => 'resolved',
       (e) => e,
     )
     setTimeout(() => controller.abort(reason), 20)
     // No writer opens the FIFO until the read has settled: only the abort can settle it.
-    const err = await reading
+    const err = await settledBeforeAnyWriter(reading, fifo)
     assert.equal(err.name, 'AbortError', name)
     assert.equal(err.cause, reason, name)
-    // Let the blocked native open go: a writer opens and closes the FIFO.
-    fs.closeSync(fs.openSync(fifo, 'w'))
+  }
+})
+
+test('a read that ends before its sibling on the same signal leaves the sibling stoppable', unsupportedOnWindows('FIFOs (mkfifo)'), async () => {
+  for (const [name, read] of Object.entries(READS)) {
+    const fifo = scratch(`signal-sibling-${name}.fifo`)
+    execFileSync('mkfifo', [fifo])
+    const controller = new AbortController()
+    const blocked = read(controller.signal, fifo).then(() => 'resolved', (e) => e)
+    // A read of a file on the same signal starts and ends first.
+    assert.equal(await read(controller.signal), TEXT, name)
+    controller.abort()
+    const err = await settledBeforeAnyWriter(blocked, fifo)
+    assert.equal(err.name, 'AbortError', name)
+    assert.equal(listeners(controller.signal), 0, name)
   }
 })

@@ -493,6 +493,13 @@ const MUTANTS = [
     patches: [{ file: 'lib/batch.js', find: '  const o = batchOptions(options, false)\n', replace: '  const o = batchOptions(options, true)\n' }],
     tests: ['batch-options.test.js'],
   },
+  {
+    id: 'stryker-sibling-unstoppable',
+    area: 'async signal',
+    bug: 'when one read on a shared signal ends, the signal\'s listener goes: the reads still running are not stopped by its abort (a blocked one hangs)',
+    patches: [{ file: 'lib/async.js', find: '    if (stops.size === 0 && inFlight.get(signal) === stops) {', replace: '    if (inFlight.get(signal) === stops) {' }],
+    tests: ['signal-listeners.test.js'],
+  },
 ]
 
 const { values: args } = parseArgs({
