@@ -29,3 +29,45 @@ test("the async batch rejects a signal fs.promises rejects, with fs.promises' er
     assert.deepEqual(fields(err), fields(expected), String(signal))
   }
 })
+
+test('a sync batch is read by the native batch, not by a loop of single reads; flags only fs should judge go to fs, entry by entry', () => {
+  const native = require('../lib/native')
+  const calls = { readFilesOpen: 0, readPath: 0 }
+  const originals = { readFilesOpen: native.readFilesOpen, readPath: native.readPath }
+  for (const name of Object.keys(calls)) {
+    native[name] = (...args) => {
+      calls[name]++
+      return originals[name](...args)
+    }
+  }
+  try {
+    assert.deepEqual(readFilesUtf8([FILE, FILE, FILE]), [TEXT, TEXT, TEXT])
+    assert.deepEqual(calls, { readFilesOpen: 1, readPath: 0 })
+    assert.deepEqual(readFilesUtf8([]), [])
+    // A flag fs refuses: fs's own error for the first entry, as a loop of fs calls throws it.
+    for (const flag of ['bogus', 'w']) {
+      const target = scratch(`batch-options-${flag}.txt`)
+      fs.writeFileSync(target, 'kept?')
+      const expected = (() => {
+        try {
+          fs.readFileSync(target, { encoding: 'utf8', flag })
+        } catch (e) {
+          return e
+        }
+      })()
+      fs.writeFileSync(target, 'kept?')
+      const err = (() => {
+        try {
+          readFilesUtf8([target, FILE], { flag })
+        } catch (e) {
+          return e
+        }
+      })()
+      assert.deepEqual([err?.constructor, err?.code, err?.message, err?.index], [expected.constructor, expected.code, expected.message, 0], flag)
+      assert.equal(fs.readFileSync(target, 'utf8'), flag === 'w' ? '' : 'kept?', `${flag}: the file as fs leaves it`)
+    }
+    assert.equal(calls.readFilesOpen, 1, 'neither the empty list nor fs-only flags open a native batch')
+  } finally {
+    Object.assign(native, originals)
+  }
+})
