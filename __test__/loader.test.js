@@ -288,3 +288,32 @@ test('where threads cannot share the one-warning flag (no environment data), the
   assert.equal(engine, 'fs')
   assert.deepEqual(warnings.map((w) => w.reason), ['not-installed'])
 })
+
+test('the version and resolution warnings in full: both versions, where the package is, and the file to name', () => {
+  const other = project('full-version', { binary: Buffer.from('never loaded'), version: '0.0.1' })
+  const [w] = JSON.parse(run(other, WARNED).stdout).warnings
+  const dir = path.join(other, 'node_modules', PKG)
+  assert.deepEqual(w, {
+    name: 'Warning',
+    reason: 'load-failed',
+    message: message(`${PKG} 0.0.1 is installed (${dir}), but readfile-utf8 ${version} needs the same version`, FALLBACK, `Install ${PKG}@${version}, or reinstall readfile-utf8.`),
+    hasCause: false,
+  })
+  const home = scratch('loader-full-elsewhere')
+  const lib = copyPackage(path.join(home, 'lib-here', 'readfile-utf8'))
+  const app = path.join(home, 'app')
+  platformPackage(path.join(app, 'node_modules', PKG), { binary: Buffer.from('never loaded') })
+  const script = WARNED.replace("require('readfile-utf8')", `require(${JSON.stringify(lib)})`)
+  const [elsewhere] = JSON.parse(run(app, script).stdout).warnings
+  const where = path.join(app, 'node_modules', PKG)
+  assert.deepEqual(elsewhere, {
+    name: 'Warning',
+    reason: 'unresolvable',
+    message: message(
+      `${PKG} is installed in ${where}, but it cannot be resolved from ${lib}`,
+      FALLBACK,
+      `Install ${PKG}@${version} where readfile-utf8 is installed, or set READFILE_UTF8_NATIVE_LIBRARY_PATH to ${path.join(where, `readfile-utf8.${PLATFORM}.node`)}.`,
+    ),
+    hasCause: false,
+  })
+})
