@@ -71,3 +71,33 @@ test('a sync batch is read by the native batch, not by a loop of single reads; f
     Object.assign(native, originals)
   }
 })
+
+test('without the addon a batch is a loop of fs reads: the same strings, the first failure thrown with its index, or each returned in place', () => {
+  const { spawnSync } = require('node:child_process')
+  const path = require('node:path')
+  const missing = scratch('batch-options-missing.txt')
+  const script = `
+    const lib = require(${JSON.stringify(path.join(__dirname, '..'))})
+    const fs = require('node:fs')
+    const list = [${JSON.stringify(FILE)}, ${JSON.stringify(missing)}, ${JSON.stringify(FILE)}]
+    const fields = (e) => [e.code, e.syscall, e.path, e.message, e.index]
+    const fsError = (() => { try { fs.readFileSync(list[1], 'utf8') } catch (e) { return fields(e) } })()
+    const thrown = (() => { try { lib.readFilesUtf8(list) } catch (e) { return fields(e) } })()
+    const returned = lib.readFilesUtf8(list, { errors: 'return' }).map((v) => (typeof v === 'string' ? v : fields(v)))
+    lib.readFilesUtf8Async(list).catch((e) => fields(e)).then((rejected) =>
+      process.stdout.write(JSON.stringify({ engine: lib.engine(), fsError, thrown, returned, rejected, ok: lib.readFilesUtf8([list[0], list[2]]) })))`
+  const env = { ...process.env, READFILE_UTF8_NATIVE_LIBRARY_PATH: scratch('no-such-addon.node') }
+  delete env.READFILE_UTF8_REQUIRE_NATIVE
+  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env, timeout: 60_000 })
+  assert.equal(r.status, 0, r.stderr)
+  const out = JSON.parse(r.stdout)
+  const fsError = out.fsError.slice(0, 4)
+  assert.deepEqual(out, {
+    engine: 'fs',
+    fsError: [...fsError, null],
+    thrown: [...fsError, 1],
+    returned: [TEXT, [...fsError, null], TEXT],
+    rejected: [...fsError, 1],
+    ok: [TEXT, TEXT],
+  })
+})
