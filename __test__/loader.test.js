@@ -219,3 +219,114 @@ test('a platform with no binary: the warning says so and lists those that have o
   assert.match(r.stderr, new RegExp(`there is no binary for ${process.platform}-ia32\\S* \\(binaries exist for ${PUBLISHED.join(', ')}\\)`))
   assert.match(r.stderr, new RegExp(`Set READFILE_UTF8_NATIVE_LIBRARY_PATH to a readfile-utf8\\.${process.platform}-ia32\\S*\\.node you have, or build one from source`))
 })
+
+// Every warning in full: what a user reads is the cause, the consequence and the fix.
+const WARNED = `
+  const warnings = []
+  process.on('warning', (w) => { if (w.code === 'READFILE_UTF8_NO_NATIVE') warnings.push({ name: w.name, reason: w.reason, message: w.message, hasCause: Object.hasOwn(w, 'cause'), cause: w.cause?.message }) })
+  const engine = require('readfile-utf8').engine()
+  setImmediate(() => process.stdout.write(JSON.stringify({ engine, warnings })))`
+const FALLBACK = 'Every function hands its calls to fs: the same results and errors, without the speed-up.'
+const REQUIRED_TOO = 'READFILE_UTF8_REQUIRE_NATIVE is set, so this is an error.'
+const message = (cause, consequence, fix) => `readfile-utf8: no native addon: ${cause}. ${consequence}${fix ? ` ${fix}` : ''}`
+
+test('READFILE_UTF8_REQUIRE_NATIVE: only the whole words 1, true, 0, false (any case) count', () => {
+  const home = project('required-words')
+  for (const value of ['xfalse', 'falsey', 'xtrue', 'truey', '10', 'False!']) {
+    const out = JSON.parse(run(home, REQUIRED, { env: { READFILE_UTF8_REQUIRE_NATIVE: value } }).stdout)
+    assert.equal(out.code, 'READFILE_UTF8_BAD_ENV', value)
+    assert.equal(out.message, `readfile-utf8: READFILE_UTF8_REQUIRE_NATIVE must be 1 or true (or 0, false, empty), not '${value}'.`)
+  }
+  assert.equal(run(home, REQUIRED, { env: { READFILE_UTF8_REQUIRE_NATIVE: 'FALSE' } }).stdout, 'loaded')
+})
+
+test('the warnings and errors in full, for every cause: message, reason, and the loader error as cause', () => {
+  const notInstalled = project('full-none')
+  const cause = `the platform package ${PKG} is not installed: optional dependencies were left out (--omit=optional, --no-optional), or the lockfile was written on another platform`
+  const fix = `Reinstall with optional dependencies (or add ${PKG}@${version} to your dependencies).`
+  assert.deepEqual(JSON.parse(run(notInstalled, WARNED).stdout), {
+    engine: 'fs',
+    warnings: [{ name: 'Warning', reason: 'not-installed', message: message(cause, FALLBACK, fix), hasCause: false }],
+  })
+  assert.deepEqual(JSON.parse(run(notInstalled, REQUIRED, { env: { READFILE_UTF8_REQUIRE_NATIVE: '1' } }).stdout), {
+    code: 'READFILE_UTF8_NO_NATIVE',
+    reason: 'not-installed',
+    message: message(cause, REQUIRED_TOO, fix),
+  })
+
+  const old = pretend(notInstalled, 'node20-11', "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '20.11.1' } })")
+  assert.deepEqual(JSON.parse(run(notInstalled, WARNED, { args: old }).stdout).warnings[0], {
+    name: 'Warning',
+    reason: 'old-node',
+    message: message('Node 20.11.1 is older than 20.12, the oldest Node its native addon supports', FALLBACK, 'Run Node 20.12 or newer for the native reads.'),
+    hasCause: false,
+  })
+
+  const ia32 = pretend(notInstalled, 'ia32', "Object.defineProperty(process, 'arch', { value: 'ia32' })")
+  const noBinary = JSON.parse(run(notInstalled, WARNED, { args: ia32 }).stdout).warnings[0]
+  assert.equal(noBinary.reason, 'no-binary')
+  assert.ok(noBinary.message.startsWith(`readfile-utf8: no native addon: there is no binary for ${process.platform}-ia32`), noBinary.message)
+  assert.ok(noBinary.message.endsWith(` (binaries exist for ${PUBLISHED.join(', ')}). ${FALLBACK}`), noBinary.message)
+
+  // A binary that fails to load, wherever it lies: the loader's error (its first line) is the cause.
+  const garbage = Buffer.from('not a shared library\n')
+  const local = project('full-local')
+  fs.writeFileSync(path.join(local, 'node_modules', 'readfile-utf8', `readfile-utf8.${PLATFORM}.node`), garbage)
+  const named = project('full-named')
+  fs.writeFileSync(path.join(named, 'garbage.node'), garbage)
+  const broken = project('full-broken', { binary: garbage })
+  const cases = [
+    [local, {}, (file) => `${file} failed to load`],
+    [named, { READFILE_UTF8_NATIVE_LIBRARY_PATH: 'garbage.node' }, (file) => `READFILE_UTF8_NATIVE_LIBRARY_PATH names ${file}, and it failed to load`],
+    [broken, {}, (file) => `${PKG} (${path.dirname(file)}) is installed but failed to load`],
+  ]
+  for (const [home, env, causeFor] of cases) {
+    const { warnings } = JSON.parse(run(home, WARNED, { env }).stdout)
+    assert.equal(warnings.length, 1, home)
+    const [w] = warnings
+    const file = w.cause.match(/^(\/\S+\.node)/)?.[1]
+    assert.ok(file, w.cause)
+    assert.deepEqual(w, { name: 'Warning', reason: 'load-failed', message: message(`${causeFor(file)}: ${w.cause.split('\n')[0]}`, FALLBACK), hasCause: true, cause: w.cause })
+  }
+  // A working local build in the package root is loaded, with no warning.
+  const built = project('full-built')
+  fs.copyFileSync(BINARY, path.join(built, 'node_modules', 'readfile-utf8', `readfile-utf8.${PLATFORM}.node`))
+  assert.deepEqual(JSON.parse(run(built, WARNED).stdout), { engine: 'simdutf', warnings: [] })
+})
+
+test('where threads cannot share the one-warning flag (no environment data), the thread still warns', () => {
+  const home = project('no-environment-data')
+  const args = pretend(home, 'no-env-data', "require('node:worker_threads').getEnvironmentData = () => { throw new Error('not here') }")
+  const { engine, warnings } = JSON.parse(run(home, WARNED, { args }).stdout)
+  assert.equal(engine, 'fs')
+  assert.deepEqual(warnings.map((w) => w.reason), ['not-installed'])
+})
+
+test('the version and resolution warnings in full: both versions, where the package is, and the file to name', () => {
+  const other = project('full-version', { binary: Buffer.from('never loaded'), version: '0.0.1' })
+  const [w] = JSON.parse(run(other, WARNED).stdout).warnings
+  const dir = path.join(other, 'node_modules', PKG)
+  assert.deepEqual(w, {
+    name: 'Warning',
+    reason: 'load-failed',
+    message: message(`${PKG} 0.0.1 is installed (${dir}), but readfile-utf8 ${version} needs the same version`, FALLBACK, `Install ${PKG}@${version}, or reinstall readfile-utf8.`),
+    hasCause: false,
+  })
+  const home = scratch('loader-full-elsewhere')
+  const lib = copyPackage(path.join(home, 'lib-here', 'readfile-utf8'))
+  const app = path.join(home, 'app')
+  platformPackage(path.join(app, 'node_modules', PKG), { binary: Buffer.from('never loaded') })
+  const script = WARNED.replace("require('readfile-utf8')", `require(${JSON.stringify(lib)})`)
+  const [elsewhere] = JSON.parse(run(app, script).stdout).warnings
+  const where = path.join(app, 'node_modules', PKG)
+  assert.deepEqual(elsewhere, {
+    name: 'Warning',
+    reason: 'unresolvable',
+    message: message(
+      `${PKG} is installed in ${where}, but it cannot be resolved from ${lib}`,
+      FALLBACK,
+      `Install ${PKG}@${version} where readfile-utf8 is installed, or set READFILE_UTF8_NATIVE_LIBRARY_PATH to ${path.join(where, `readfile-utf8.${PLATFORM}.node`)}.`,
+    ),
+    hasCause: false,
+  })
+})

@@ -172,4 +172,4 @@ const hooks = {
   promisesReadFile: answers.ourFunction('promisesReadFile', promisesReadFileAnsweredBy(answers.hooked)),
 }
 
-module.exports = { readFileUtf8Async, readFile, promisesReadFile, hooks }
+module.exports = { readFileUtf8Async, readFile, promisesReadFile, hooks, onAbort }

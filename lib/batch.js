@@ -15,7 +15,7 @@ const native = require('./native')
 const pool = require('./pool')
 const answers = require('./answers')
 const { abortError, stringTooLong, FS_ANSWERS, STRING_TOO_LONG, TOO_LARGE } = require('./errors')
-const { readFileUtf8Async } = require('./async')
+const { onAbort, readFileUtf8Async } = require('./async')
 const { readFileUtf8 } = require('./sync')
 const { DELEGATE, isUtf8, openFlags } = require('./options')
 const { nativeArgument } = require('./paths')
@@ -219,10 +219,11 @@ function nativeBatch(args, o) {
     const cancel = new native.ReadCancel()
     let settled = false
     let forget = null
+    let unlisten
     const finish = (err) => {
       if (settled) return
       settled = true
-      o.signal?.removeEventListener('abort', onAbort)
+      unlisten?.()
       if (err) {
         cancel.cancel()
         forget()
@@ -231,14 +232,16 @@ function nativeBatch(args, o) {
         resolve(out)
       }
     }
-    const onAbort = () => finish(abortError(o.signal))
     const each = (i, value) => {
       out[i] = value
       if (--left === 0) finish(null)
     }
     if (left > 0) forget = pool.readAll(args, o.flags, o.concurrency, cancel, each)
     if (forget === null) return resolve(out)
-    o.signal?.addEventListener('abort', onAbort, { once: true })
+    // The single reads' listener, shared by every read and batch on the signal
+    // (none past EventTarget's limit, an 'abort' event without abort() ignored);
+    // a signal that is no EventTarget is only looked at, as fs.promises does.
+    if (typeof o.signal?.addEventListener === 'function') unlisten = onAbort(o.signal, () => finish(abortError(o.signal)))
   })
 }
 

@@ -534,7 +534,7 @@ const MUTANTS = [
     id: 'batch-listener-kept',
     area: 'batch control flow',
     bug: "a settled async batch leaves its abort listener on the signal: a long-lived signal keeps every batch's strings alive",
-    patches: [{ file: 'lib/batch.js', find: "      o.signal?.removeEventListener('abort', onAbort)\n", replace: '' }],
+    patches: [{ file: 'lib/batch.js', find: "      unlisten?.()\n", replace: '' }],
     tests: ['batch-flow.test.js'],
   },
   {
@@ -584,6 +584,98 @@ const MUTANTS = [
     bug: "an external string over a reused, larger buffer keeps all of it: the pages past its text are not given back",
     patches: [{ file: 'src/js_string.rs', find: '  buffers::release_unused(&data);\n  let len = data.len();', replace: '  let len = data.len();' }],
     tests: ['external-pages.test.js'],
+  },
+  // From the StrykerJS campaigns (npm run mutate:js, mutation/MUTANTS.md):
+  // survivors a user would notice, each killed by the test written for it.
+  {
+    id: 'stryker-unregister-first',
+    area: 'register lifecycle',
+    bug: 'unregister() before any register() throws a TypeError instead of doing nothing',
+    patches: [{ file: 'lib/register.js', find: '  if (replaced === null) return\n  fs.readFileSync = replaced.readFileSync', replace: '  fs.readFileSync = replaced.readFileSync' }],
+    tests: ['hook-orders.test.js'],
+  },
+  {
+    id: 'stryker-hook-forgets-replaced',
+    area: 'register lifecycle',
+    bug: 'the hook answers with fs as it was when the package loaded, not with what register() replaced: a layer installed in between is bypassed',
+    patches: [{ file: 'lib/answers.js', find: "  replaced = Object.fromEntries(NAMES.map((name) => [name, ours[name].has(functions[name]) ? atLoad[name] : functions[name]]))", replace: '  replaced = null' }],
+    tests: ['hook-orders.test.js'],
+  },
+  {
+    id: 'stryker-assigned-drop-ins',
+    area: 'register lifecycle',
+    bug: 'with our drop-ins assigned onto fs by the caller (no hook), every call fs must answer throws a TypeError',
+    patches: [{ file: 'lib/answers.js', find: '  return replaced?.[name] ?? atLoad[name]', replace: '  return replaced[name]' }],
+    tests: ['hook-orders.test.js'],
+  },
+  {
+    id: 'stryker-bun-single-reads',
+    area: 'runtime routing',
+    bug: "under Bun the single reads and decodeUtf8 go through Node-API instead of Bun's own fs and Buffer",
+    patches: [{ file: 'lib/native.js', find: '  module.exports = process.versions.bun === undefined ? result.addon : { ...result.addon, ...runtimeReads() }', replace: '  module.exports = result.addon' }],
+    tests: ['routing-by-runtime.test.js'],
+  },
+  {
+    id: 'stryker-heap-young',
+    area: 'heap meter',
+    bug: "the heap meter counts the young generation too, which a scavenge frees: large strings are copied for a heap that is not large",
+    patches: [{ file: 'lib/heap.js', find: "    if (!name.startsWith('new_') && !name.includes('large_object')) bytes += space.space_used_size", replace: "    if (!name.includes('large_object')) bytes += space.space_used_size" }],
+    tests: ['heap-meter.test.js'],
+  },
+  {
+    id: 'stryker-local-build-skipped',
+    area: 'loader',
+    bug: 'a local build in the package root is not looked for: fs answers everything, with a warning that the platform package is missing',
+    patches: [{ file: 'lib/native.js', find: '  if (local !== null) {', replace: '  if (false) {' }],
+    tests: ['loader.test.js'],
+  },
+  {
+    id: 'stryker-named-file-cause',
+    area: 'loader',
+    bug: 'a READFILE_UTF8_NATIVE_LIBRARY_PATH file that fails to load is reported as missing, not with its loader error',
+    patches: [{ file: 'lib/native.js', find: "error?.code === 'MODULE_NOT_FOUND' ?", replace: 'true ?' }],
+    tests: ['loader.test.js'],
+  },
+  {
+    id: 'stryker-no-warning-without-flag',
+    area: 'loader',
+    bug: 'where threads cannot share the one-warning flag, no thread warns that fs answers everything',
+    patches: [{ file: 'lib/native.js', find: '  } catch {\n    return true\n  }\n}\n\n/** An Error', replace: '  } catch {\n    return false\n  }\n}\n\n/** An Error' }],
+    tests: ['loader.test.js'],
+  },
+  {
+    id: 'stryker-batch-own-listener',
+    area: 'async batch signal',
+    bug: "each async batch adds an 'abort' listener of its own: eleven on one signal print MaxListenersExceededWarning, a dispatched 'abort' event rejects it, an object signal throws",
+    patches: [
+      {
+        file: 'lib/batch.js',
+        find: "    if (typeof o.signal?.addEventListener === 'function') unlisten = onAbort(o.signal, () => finish(abortError(o.signal)))",
+        replace: "    const listener = () => finish(abortError(o.signal))\n    o.signal?.addEventListener('abort', listener, { once: true })\n    unlisten = () => o.signal?.removeEventListener('abort', listener)",
+      },
+    ],
+    tests: ['signal-listeners.test.js'],
+  },
+  {
+    id: 'stryker-dispatched-abort',
+    area: 'async signal',
+    bug: "an 'abort' event dispatched without abort() rejects every read on the signal (fs ignores it)",
+    patches: [{ file: 'lib/async.js', find: '  if (!this.aborted) return\n', replace: '' }],
+    tests: ['signal-listeners.test.js'],
+  },
+  {
+    id: 'stryker-sync-batch-signal',
+    area: 'batch options',
+    bug: 'a sync batch validates options.signal, which it takes no part of, and throws for one fs.promises would refuse',
+    patches: [{ file: 'lib/batch.js', find: '  const o = batchOptions(options, false)\n', replace: '  const o = batchOptions(options, true)\n' }],
+    tests: ['batch-options.test.js'],
+  },
+  {
+    id: 'stryker-sibling-unstoppable',
+    area: 'async signal',
+    bug: 'when one read on a shared signal ends, the signal\'s listener goes: the reads still running are not stopped by its abort (a blocked one hangs)',
+    patches: [{ file: 'lib/async.js', find: '    if (stops.size === 0 && inFlight.get(signal) === stops) {', replace: '    if (inFlight.get(signal) === stops) {' }],
+    tests: ['signal-listeners.test.js'],
   },
 ]
 
