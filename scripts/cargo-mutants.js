@@ -1,0 +1,142 @@
+'use strict'
+// npm run mutants:cargo -- CAMPAIGN [--node PATH] [--iterate] [--list] [-- cargo-mutants options]
+//
+// cargo-mutants over src/, one scoped campaign at a time. Each mutant's tests
+// are the Rust tests and the JS test files the campaign names, run against the
+// mutated build (tests/js_suite.rs, behind the js-suite feature; profile and
+// feature come from .cargo/mutants.toml). A campaign's scope keeps it within
+// about an hour on two cores.
+//
+// cargo-mutants copies the checkout without its ignored files (node_modules,
+// target/, the local *.node build) and builds each mutant there; the results
+// go to target/cargo-mutants/CAMPAIGN/mutants.out, and a summary of each run
+// is appended to mutation/cargo-mutants/CAMPAIGN.md. --iterate tests again
+// only the mutants not caught in the last run (after tests were added: the
+// score after). --list prints the campaign's mutants without testing any.
+// Needs cargo-mutants (cargo install --locked cargo-mutants) and the
+// checkout's node_modules (npm ci).
+const fs = require('node:fs')
+const path = require('node:path')
+const { spawnSync } = require('node:child_process')
+
+const ROOT = path.join(__dirname, '..')
+
+/** The Rust tests every campaign runs: the unit tests, EINTR, and the JS suite (tests/js_suite.rs). */
+const RUST_TESTS = ['--lib', '--test', 'eintr', '--test', 'js_suite']
+/** With the property tests of the converters, for campaigns over transcoding. */
+const RUST_TESTS_WITH_PROPS = [...RUST_TESTS, '--test', 'transcode_props']
+
+/**
+ * The campaigns: `scope` is cargo-mutants' selection (files, name regexes),
+ * `js` the __test__ files that cover that code, `rust` the cargo test targets.
+ */
+const CAMPAIGNS = {
+  'copy-all-strings': {
+    about: "js_string.rs: the copy-or-external decision and Bun/Deno's copy of every string",
+    scope: ['-f', 'src/js_string.rs', '-F', 'copy_all_strings|is_external'],
+    js: ['memory-mode.test.js'],
+    rust: RUST_TESTS,
+  },
+}
+
+function fail(message) {
+  console.error(`cargo-mutants.js: ${message}`)
+  process.exit(2)
+}
+
+function usage() {
+  console.log('usage: node scripts/cargo-mutants.js CAMPAIGN [--node PATH] [--iterate] [--list] [-- cargo-mutants options]\n')
+  for (const [name, c] of Object.entries(CAMPAIGNS)) console.log(`  ${name.padEnd(18)} ${c.about}\n  ${''.padEnd(18)} JS: ${c.js.join(' ')}`)
+}
+
+function parse(argv) {
+  const args = { node: process.execPath, iterate: false, list: false, extra: [] }
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]
+    if (a === '--') {
+      args.extra = argv.slice(i + 1)
+      break
+    } else if (a === '--node') args.node = argv[++i]
+    else if (a === '--iterate') args.iterate = true
+    else if (a === '--list') args.list = true
+    else if (a === '--help' || a === '-h') args.help = true
+    else if (args.campaign === undefined && !a.startsWith('-')) args.campaign = a
+    else fail(`unknown argument ${a}`)
+  }
+  return args
+}
+
+/** The lines of one of cargo-mutants' result lists (caught.txt, ...) in `out`. */
+function listed(out, name) {
+  try {
+    return fs.readFileSync(path.join(out, name), 'utf8').split('\n').filter(Boolean)
+  } catch (err) {
+    if (err.code === 'ENOENT') return []
+    throw err
+  }
+}
+
+/** Appends this run's summary to mutation/cargo-mutants/CAMPAIGN.md. */
+function report(name, campaign, out, { nodeVersion, version, minutes, iterate, status }) {
+  const [caught, missed, timeout, unviable] = ['caught.txt', 'missed.txt', 'timeout.txt', 'unviable.txt'].map((f) => listed(out, f))
+  const before = iterate ? listed(out, 'previously_caught.txt').length - caught.length - unviable.length : 0
+  const tested = caught.length + missed.length + timeout.length
+  const file = path.join(ROOT, 'mutation', 'cargo-mutants', `${name}.md`)
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  const head = fs.existsSync(file)
+    ? ''
+    : `# cargo-mutants campaign: ${name}\n\n${campaign.about}\n\nScope: \`${campaign.scope.join(' ')}\`; JS tests: ${campaign.js.join(', ')}.\nRe-run: \`npm run mutants:cargo -- ${name}\` (\`--iterate\` for the mutants not caught last time).\n`
+  const score = tested > 0 ? ` (score ${(((caught.length + timeout.length) / tested) * 100).toFixed(0)} %)` : ''
+  const lines = [
+    head,
+    `## Run of ${new Date().toISOString().slice(0, 10)}${iterate ? ', --iterate' : ''}`,
+    '',
+    `${version}, Node ${nodeVersion}, ${minutes.toFixed(0)} min wall time, exit status ${status}.`,
+    iterate ? `Mutants caught or unviable in earlier runs, not tested again: ${before}.` : '',
+    `Tested ${tested + unviable.length}: caught ${caught.length}, missed ${missed.length}, timeout ${timeout.length}, unviable ${unviable.length}${score}.`,
+    '',
+    ...(missed.length ? ['Missed:', '', ...missed.map((m) => `- \`${m}\``), ''] : []),
+    ...(timeout.length ? ['Timed out (counted as caught):', '', ...timeout.map((m) => `- \`${m}\``), ''] : []),
+  ].filter((l, i, all) => l !== '' || all[i - 1] !== '')
+  fs.appendFileSync(file, `${lines.join('\n')}\n`)
+  return file
+}
+
+function main() {
+  const args = parse(process.argv.slice(2))
+  if (args.help || args.campaign === undefined) return usage()
+  const campaign = CAMPAIGNS[args.campaign]
+  if (campaign === undefined) fail(`no campaign '${args.campaign}' (run without arguments to list them)`)
+  const version = spawnSync('cargo', ['mutants', '--version'], { encoding: 'utf8' }).stdout?.trim()
+  if (!version) fail('cargo-mutants is not installed: cargo install --locked cargo-mutants')
+  const nodeVersion = spawnSync(args.node, ['--version'], { encoding: 'utf8' }).stdout?.trim()
+  if (!nodeVersion) fail(`cannot run --node ${args.node}`)
+  const modules = path.join(ROOT, 'node_modules')
+  if (!fs.existsSync(path.join(modules, '.bin'))) fail(`no ${modules}: run npm ci first`)
+
+  const out = path.join(ROOT, 'target', 'cargo-mutants', args.campaign)
+  const cargoArgs = ['mutants', '--output', out, ...campaign.scope, ...campaign.rust.map((a) => `--cargo-test-arg=${a}`), ...(args.iterate ? ['--iterate'] : []), ...(args.list ? ['--list'] : []), ...args.extra]
+  const node = path.resolve(args.node)
+  const env = {
+    ...process.env,
+    READFILE_UTF8_JS_SUITE: campaign.js.join(' '),
+    READFILE_UTF8_JS_SUITE_NODE: node,
+    READFILE_UTF8_JS_SUITE_NODE_MODULES: modules,
+    // One target dir for every campaign: the dependencies are built once.
+    CARGO_TARGET_DIR: path.join(ROOT, 'target', 'cargo-mutants', 'build'),
+    // Tests that start `node` get this one.
+    PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}`,
+  }
+  if (!args.list) console.log(`cargo ${cargoArgs.join(' ')}\n  JS tests on Node ${nodeVersion}: ${campaign.js.join(' ')}`)
+  const started = Date.now()
+  const r = spawnSync('cargo', cargoArgs, { cwd: ROOT, env, stdio: 'inherit' })
+  if (r.error) throw r.error
+  if (args.list) return
+  const minutes = (Date.now() - started) / 60000
+  const file = report(args.campaign, campaign, path.join(out, 'mutants.out'), { nodeVersion, version, minutes, iterate: args.iterate, status: r.status })
+  console.log(`summary appended to ${path.relative(ROOT, file)}`)
+  // cargo-mutants: 0 all caught, 2 some missed, 3 some timed out, 4 baseline failed.
+  process.exitCode = r.status ?? 1
+}
+
+main()
