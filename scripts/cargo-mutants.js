@@ -34,7 +34,13 @@ const CAMPAIGNS = {
   'copy-all-strings': {
     about: "js_string.rs: the copy-or-external decision and Bun/Deno's copy of every string",
     scope: ['-f', 'src/js_string.rs', '-F', 'copy_all_strings|is_external'],
-    js: ['memory-mode.test.js'],
+    js: ['memory-mode.test.js', 'copies.test.js'],
+    rust: RUST_TESTS,
+  },
+  'external-memory': {
+    about: "external_memory.rs: what V8 is told of external strings' bytes and when, and the stall rule of sync batches",
+    scope: ['-f', 'src/external_memory.rs'],
+    js: ['memory-mode.test.js', 'copies.test.js', 'worker-exit.test.js'],
     rust: RUST_TESTS,
   },
 }
@@ -76,29 +82,41 @@ function listed(out, name) {
   }
 }
 
+/** The mutants an --iterate run leaves out: caught or unviable in the runs before. */
+function settledBefore(out) {
+  return new Set(['caught.txt', 'previously_caught.txt', 'unviable.txt'].flatMap((f) => listed(out, f)))
+}
+
 /** Appends this run's summary to mutation/cargo-mutants/CAMPAIGN.md. */
-function report(name, campaign, out, { nodeVersion, version, minutes, iterate, status }) {
+function report(name, campaign, out, { nodeVersion, version, minutes, settled, status }) {
   const [caught, missed, timeout, unviable] = ['caught.txt', 'missed.txt', 'timeout.txt', 'unviable.txt'].map((f) => listed(out, f))
-  const before = iterate ? listed(out, 'previously_caught.txt').length - caught.length - unviable.length : 0
   const tested = caught.length + missed.length + timeout.length
   const file = path.join(ROOT, 'mutation', 'cargo-mutants', `${name}.md`)
   fs.mkdirSync(path.dirname(file), { recursive: true })
   const head = fs.existsSync(file)
-    ? ''
-    : `# cargo-mutants campaign: ${name}\n\n${campaign.about}\n\nScope: \`${campaign.scope.join(' ')}\`; JS tests: ${campaign.js.join(', ')}.\nRe-run: \`npm run mutants:cargo -- ${name}\` (\`--iterate\` for the mutants not caught last time).\n`
-  const score = tested > 0 ? ` (score ${(((caught.length + timeout.length) / tested) * 100).toFixed(0)} %)` : ''
+    ? []
+    : [
+        `# cargo-mutants campaign: ${name}`,
+        '',
+        campaign.about,
+        '',
+        `Scope: \`${campaign.scope.join(' ')}\`; JS tests: ${campaign.js.join(', ')}.`,
+        `Re-run: \`npm run mutants:cargo -- ${name}\` (\`--iterate\`: only the mutants not caught before).`,
+        '',
+      ]
+  const percent = (n, of) => (of > 0 ? ` (${((n / of) * 100).toFixed(0)} %)` : '')
   const lines = [
-    head,
-    `## Run of ${new Date().toISOString().slice(0, 10)}${iterate ? ', --iterate' : ''}`,
+    ...head,
+    `## Run of ${new Date().toISOString().slice(0, 10)}${settled ? ', --iterate' : ''}`,
     '',
     `${version}, Node ${nodeVersion}, ${minutes.toFixed(0)} min wall time, exit status ${status}.`,
-    iterate ? `Mutants caught or unviable in earlier runs, not tested again: ${before}.` : '',
-    `Tested ${tested + unviable.length}: caught ${caught.length}, missed ${missed.length}, timeout ${timeout.length}, unviable ${unviable.length}${score}.`,
+    `Tested ${tested + unviable.length}: caught ${caught.length}, missed ${missed.length}, timeout ${timeout.length}, unviable ${unviable.length}; score${percent(caught.length + timeout.length, tested)}.`,
+    ...(settled ? [`Left out, caught or unviable before: ${settled.size}; over all runs, missed ${missed.length} of ${settled.size + tested + unviable.length}.`] : []),
     '',
     ...(missed.length ? ['Missed:', '', ...missed.map((m) => `- \`${m}\``), ''] : []),
     ...(timeout.length ? ['Timed out (counted as caught):', '', ...timeout.map((m) => `- \`${m}\``), ''] : []),
-  ].filter((l, i, all) => l !== '' || all[i - 1] !== '')
-  fs.appendFileSync(file, `${lines.join('\n')}\n`)
+  ]
+  fs.appendFileSync(file, `${head.length ? '' : '\n'}${lines.join('\n')}`)
   return file
 }
 
@@ -119,7 +137,7 @@ function main() {
   const node = path.resolve(args.node)
   const env = {
     ...process.env,
-    READFILE_UTF8_JS_SUITE: campaign.js.join(' '),
+    READFILE_UTF8_JS_SUITE: campaign.js.join('\n'),
     READFILE_UTF8_JS_SUITE_NODE: node,
     READFILE_UTF8_JS_SUITE_NODE_MODULES: modules,
     // One target dir for every campaign: the dependencies are built once.
@@ -128,12 +146,13 @@ function main() {
     PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}`,
   }
   if (!args.list) console.log(`cargo ${cargoArgs.join(' ')}\n  JS tests on Node ${nodeVersion}: ${campaign.js.join(' ')}`)
+  const settled = args.iterate ? settledBefore(path.join(out, 'mutants.out')) : null
   const started = Date.now()
   const r = spawnSync('cargo', cargoArgs, { cwd: ROOT, env, stdio: 'inherit' })
   if (r.error) throw r.error
   if (args.list) return
   const minutes = (Date.now() - started) / 60000
-  const file = report(args.campaign, campaign, path.join(out, 'mutants.out'), { nodeVersion, version, minutes, iterate: args.iterate, status: r.status })
+  const file = report(args.campaign, campaign, path.join(out, 'mutants.out'), { nodeVersion, version, minutes, settled, status: r.status })
   console.log(`summary appended to ${path.relative(ROOT, file)}`)
   // cargo-mutants: 0 all caught, 2 some missed, 3 some timed out, 4 baseline failed.
   process.exitCode = r.status ?? 1

@@ -6,8 +6,9 @@
 //! It installs the cdylib cargo built beside this test as the package root's
 //! local build (`readfile-utf8.<platform>.node`, where lib/native.js looks
 //! first), so that the suite runs as it does in a checkout, and then runs
-//! `node scripts/test-js.js` on the files `READFILE_UTF8_JS_SUITE` names; it
-//! fails when they fail. Since it replaces the root's build, it refuses to
+//! `node scripts/test-js.js` on what `READFILE_UTF8_JS_SUITE` names, one per
+//! line: __test__ files, and node --test options (`--test-name-pattern=…`,
+//! to leave out tests that cannot meet Rust code); it fails when they fail. Since it replaces the root's build, it refuses to
 //! run in a checkout (a tree with `.git`): only in cargo-mutants' scratch
 //! copy. `READFILE_UTF8_JS_SUITE_NODE` is the Node to run (default `node`);
 //! `READFILE_UTF8_JS_SUITE_NODE_MODULES` the checkout's node_modules, linked
@@ -69,8 +70,8 @@ fn the_js_suite_passes_against_this_build() {
   let files = env::var(FILES).unwrap_or_else(|_| {
     panic!("{FILES} names no JS test files: run this through scripts/cargo-mutants.js")
   });
-  let files: Vec<&str> = files.split([' ', ',']).filter(|f| !f.is_empty()).collect();
-  assert!(!files.is_empty(), "{FILES} names no JS test files");
+  let files: Vec<&str> = files.lines().map(str::trim).filter(|f| !f.is_empty()).collect();
+  assert!(files.iter().any(|f| !f.starts_with('-')), "{FILES} names no JS test files");
   let root = Path::new(env!("CARGO_MANIFEST_DIR"));
   assert!(
     !root.join(".git").exists(),
@@ -104,7 +105,10 @@ fn the_js_suite_passes_against_this_build() {
     .env_remove("SIMDUTF_FORCE_IMPLEMENTATION")
     .env_remove("NODE_OPTIONS")
     .arg("scripts/test-js.js")
-    .args(files.iter().map(|f| Path::new("__test__").join(f)))
+    .args(files.iter().map(|f| match f.starts_with('-') {
+      true => PathBuf::from(f),
+      false => Path::new("__test__").join(f),
+    }))
     .status()
     .expect("node runs");
   assert!(status.success(), "the JS suite failed against this build: {}", files.join(" "));
