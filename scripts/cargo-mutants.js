@@ -43,6 +43,45 @@ const CAMPAIGNS = {
     js: ['memory-mode.test.js', 'copies.test.js', 'worker-exit.test.js'],
     rust: RUST_TESTS,
   },
+  'split-reads': {
+    about: 'read/syscalls.rs: a file read as two halves with pread, sized reads chunk by chunk, and their known-ASCII prefixes',
+    scope: ['-f', 'src/read/syscalls.rs', '-F', '\\b(read_known_kind|read_halves|pread_checking_ascii|read_sized|chunked_read_min)\\b'],
+    js: ['faults.test.js', 'special-files.test.js'],
+    rust: RUST_TESTS,
+  },
+  'two-threads': {
+    about: "two_threads/: the helper thread that runs a split job's other half, sleeps between tasks and ends when idle",
+    scope: ['-f', 'src/two_threads/helper.rs', '-f', 'src/two_threads/mod.rs'],
+    js: ['faults.test.js', 'worker-exit.test.js'],
+    rust: RUST_TESTS,
+  },
+  // batch.rs in parts, each about an hour: the JS suite's batch tests but
+  // the TypeScript one (tsc, no Rust), and the side effects of batches.
+  ...batchCampaigns({
+    'batch-ring-claim': ['Batch::(may_claim|emitted_now|deposit)', '\\b(result_bytes|ends_a_run)\\b'],
+    'batch-ring-take': ['Batch::(extend_ready|take_ready)'],
+    'batch-threads': ['Batch::(work|wake_js|stop|end|keep_spares|start_readers|on_path|read_ahead|read_now|len|new)', '\\block\\b'],
+    'batch-sync': ['\\b(next_sync|made_now|set_elements|set_element|read_files_open|read_files_next|HandleScope::open|impl Drop for (HandleScope|BatchHandle))\\b'],
+    'batch-async-paths': [
+      '\\b(read_files_start|read_files_take|read_files_settle|read_files_cancel|collect_paths|string_into|typed_array_into|Paths|Ahead::from_js|Reading|read_one|read_file|read_value_now|js_value)\\b',
+      '\\b(window|pending_max_bytes|spares_max|batch_run|taken_max_bytes|spares_per_claim)\\b',
+    ],
+  }),
+}
+
+/** The batch.rs campaigns, one per list of name regexes. */
+function batchCampaigns(parts) {
+  return Object.fromEntries(
+    Object.entries(parts).map(([name, res]) => [
+      name,
+      {
+        about: `exports/batch.rs: ${res.join(', ')}`,
+        scope: ['-f', 'src/exports/batch.rs', ...res.flatMap((re) => ['-F', re])],
+        js: ['batch.test.js', 'side-effects.test.js', '--test-name-pattern=^(?!index\\.d\\.ts types)'],
+        rust: RUST_TESTS,
+      },
+    ]),
+  )
 }
 
 function fail(message) {

@@ -44,7 +44,10 @@ fn node() -> OsString {
 fn local_build_name(root: &Path) -> String {
   let out = Command::new(node())
     .current_dir(root)
-    .args(["-p", "`readfile-utf8.${require('./lib/binary-name').platforms()[0]}.node`"])
+    .args([
+      "-p",
+      "`readfile-utf8.${require('./lib/binary-name').platforms()[0]}.node`",
+    ])
     .output()
     .expect("node runs");
   assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -57,8 +60,12 @@ fn link_node_modules(root: &Path) {
   if here.exists() {
     return;
   }
-  let checkout = env::var_os(NODE_MODULES)
-    .unwrap_or_else(|| panic!("{} has no node_modules: set {NODE_MODULES} to the checkout's", root.display()));
+  let checkout = env::var_os(NODE_MODULES).unwrap_or_else(|| {
+    panic!(
+      "{} has no node_modules: set {NODE_MODULES} to the checkout's",
+      root.display()
+    )
+  });
   #[cfg(unix)]
   std::os::unix::fs::symlink(&checkout, &here).expect("node_modules linked");
   #[cfg(windows)]
@@ -67,11 +74,13 @@ fn link_node_modules(root: &Path) {
 
 #[test]
 fn the_js_suite_passes_against_this_build() {
-  let files = env::var(FILES).unwrap_or_else(|_| {
-    panic!("{FILES} names no JS test files: run this through scripts/cargo-mutants.js")
-  });
+  let files = env::var(FILES)
+    .unwrap_or_else(|_| panic!("{FILES} names no JS test files: run this through scripts/cargo-mutants.js"));
   let files: Vec<&str> = files.lines().map(str::trim).filter(|f| !f.is_empty()).collect();
-  assert!(files.iter().any(|f| !f.starts_with('-')), "{FILES} names no JS test files");
+  assert!(
+    files.iter().any(|f| !f.starts_with('-')),
+    "{FILES} names no JS test files"
+  );
   let root = Path::new(env!("CARGO_MANIFEST_DIR"));
   assert!(
     !root.join(".git").exists(),
@@ -105,11 +114,18 @@ fn the_js_suite_passes_against_this_build() {
     .env_remove("SIMDUTF_FORCE_IMPLEMENTATION")
     .env_remove("NODE_OPTIONS")
     .arg("scripts/test-js.js")
-    .args(files.iter().map(|f| match f.starts_with('-') {
-      true => PathBuf::from(f),
-      false => Path::new("__test__").join(f),
+    .args(files.iter().map(|f| {
+      if f.starts_with('-') {
+        PathBuf::from(f)
+      } else {
+        Path::new("__test__").join(f)
+      }
     }))
     .status()
     .expect("node runs");
-  assert!(status.success(), "the JS suite failed against this build: {}", files.join(" "));
+  assert!(
+    status.success(),
+    "the JS suite failed against this build: {}",
+    files.join(" ")
+  );
 }
