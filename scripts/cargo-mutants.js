@@ -40,7 +40,7 @@ const CAMPAIGNS = {
   'external-memory': {
     about: "external_memory.rs: what V8 is told of external strings' bytes and when, and the stall rule of sync batches",
     scope: ['-f', 'src/external_memory.rs'],
-    js: ['memory-mode.test.js', 'copies.test.js', 'worker-exit.test.js'],
+    js: ['memory-mode.test.js', 'copies.test.js', 'external-memory.test.js', 'worker-exit.test.js'],
     rust: RUST_TESTS,
   },
   'split-reads': {
