@@ -29,7 +29,7 @@ const files = Array.from({ length: 4 }, (_, i) => {
 const length = fs.readFileSync(files[0], 'utf8').length
 
 /** Runs `body` (async, with api, files, kept, external(), same(list)) in a child; returns what it prints. */
-function inChild(body) {
+function inChild(body, flags = []) {
   const script = `
     const fs = require('node:fs')
     const api = require(${JSON.stringify(ROOT)})
@@ -40,7 +40,7 @@ function inChild(body) {
     const same = (list, strings) => strings.every((s, i) => s === expected.get(list[i]))
     const tick = () => new Promise(setImmediate)
     ;(async () => { process.stdout.write(JSON.stringify(await (async () => { ${body} })())) })()`
-  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', maxBuffer: 1 << 24 })
+  const r = spawnSync(process.execPath, [...flags, '-e', script], { encoding: 'utf8', maxBuffer: 1 << 24 })
   assert.equal(r.status, 0, r.stderr)
   return JSON.parse(r.stdout)
 }
@@ -90,4 +90,28 @@ test("once V8's step of external strings was made with none collected, a sync ba
   assert.ok(about(runs[0].n, STEP / MiB - 8 + 1), `copies first: ${shown}`)
   assert.ok(about(runs[1].n, STEP / MiB), `then external: ${shown}`)
   assert.ok(runs.length > 3 || about(runs[2].n, rounds - runs[0].n - runs[1].n), `then copies: ${shown}`)
+})
+
+test("once V8 collects one of our strings the count starts again: the next sync batch's strings are external", () => {
+  const r = inChild(
+    `
+    for (let i = 0; i < ${STEP / MiB + 8}; i++) kept.push(api.readFileUtf8(files[i % files.length]))
+    const stalled = external()
+    let batch = api.readFilesUtf8(files.slice(0, 1))
+    const copied = external() - stalled
+    kept.length = 0
+    batch = null
+    for (let i = 0; i < 3; i++) {
+      globalThis.gc()
+      await tick()
+    }
+    const collected = external()
+    const after = api.readFilesUtf8(files.slice(0, 1))
+    return { freed: stalled - collected, copied, external: external() - collected, same: same(files.slice(0, 1), after) }`,
+    ['--expose-gc'],
+  )
+  assert.ok(r.same, "fs's string")
+  assert.ok(r.copied < length, `while V8 collected none: ${r.copied} bytes external (a copy)`)
+  assert.ok(r.freed >= STEP, `${r.freed} bytes of external strings collected`)
+  assert.ok(r.external >= length, `after a collection: ${r.external} bytes external`)
 })

@@ -401,6 +401,16 @@ const MUTANTS = [
     patches: [{ file: 'lib/async.js', find: '      reject(abortError(signal))\n', replace: '\n' }],
     tests: ['limits.test.js'],
   },
+  // From the cargo-mutants campaigns over src/ (mutation/cargo-mutants/,
+  // mutation/MUTANTS.md): survivors a user would notice, each with the test
+  // written to kill it.
+  {
+    id: 'copy-all-strings',
+    area: 'runtime routing',
+    bug: "copyAllStrings (called under Bun and Deno) does nothing: large strings stay external, whose buffers those runtimes free late, and a loop's pile up",
+    patches: [{ file: 'src/js_string.rs', find: '  COPY_ALL.store(true, Ordering::Relaxed);\n', replace: '' }],
+    tests: ['copies.test.js'],
+  },
 ]
 
 const { values: args } = parseArgs({
