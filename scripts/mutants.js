@@ -677,6 +677,16 @@ const MUTANTS = [
     patches: [{ file: 'lib/async.js', find: '    if (stops.size === 0 && inFlight.get(signal) === stops) {', replace: '    if (inFlight.get(signal) === stops) {' }],
     tests: ['signal-listeners.test.js'],
   },
+  // From the cargo-mutants campaigns over src/ (mutation/cargo-mutants/,
+  // mutation/MUTANTS.md): survivors a user would notice, each with the test
+  // written to kill it.
+  {
+    id: 'copy-all-strings',
+    area: 'runtime routing',
+    bug: "setOtherRuntime (called under Bun and Deno) does nothing: large strings stay external, whose buffers those runtimes free late, and a loop's pile up",
+    patches: [{ file: 'src/pipeline.rs', find: '  OTHER_RUNTIME.store(true, Ordering::Relaxed);\n', replace: '' }],
+    tests: ['copies.test.js'],
+  },
 ]
 
 const { values: args } = parseArgs({
