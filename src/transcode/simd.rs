@@ -18,11 +18,66 @@ use std::sync::OnceLock;
 /// for ruling simdutf out when debugging); the pure-Rust path is used instead.
 pub const DISABLE_ENV: &str = "READFILE_UTF8_NO_SIMD";
 
-/// True when simdutf may be used: not disabled, and it converts known samples
-/// correctly in this process.
+/// simdutf's own variable: the name of the kernel it must use.
+const FORCE_ENV: &str = "SIMDUTF_FORCE_IMPLEMENTATION";
+
+/// True when simdutf may be used: not disabled, the kernel it will run can run
+/// on this CPU, and it converts known samples correctly in this process.
 pub fn available() -> bool {
   static OK: OnceLock<bool> = OnceLock::new();
-  *OK.get_or_init(|| std::env::var_os(DISABLE_ENV).is_none() && self_test())
+  *OK.get_or_init(|| {
+    let forced = std::env::var(FORCE_ENV).ok();
+    std::env::var_os(DISABLE_ENV).is_none() && forced_kernel_runs_here(forced.as_deref(), cpu_has) && self_test()
+  })
+}
+
+/// Whether the kernel `forced` names (None: simdutf picks the best this CPU
+/// runs) can run where `has` reports the CPU's features. simdutf runs a forced
+/// kernel without checking the CPU, so a self-test of AVX-512 code on a CPU
+/// without it dies of SIGILL; names it does not know run no code at all (the
+/// self-test catches them), so only its x86 kernels are checked here.
+fn forced_kernel_runs_here(forced: Option<&str>, has: impl Fn(&str) -> bool) -> bool {
+  let needs: &[&str] = match forced {
+    Some("icelake") => &[
+      "avx2",
+      "bmi1",
+      "bmi2",
+      "avx512bw",
+      "avx512cd",
+      "avx512vl",
+      "avx512vbmi2",
+      "avx512vpopcntdq",
+    ],
+    Some("haswell") => &["avx2", "bmi1", "bmi2"],
+    Some("westmere") => &["sse4.2"],
+    _ => &[],
+  };
+  needs.iter().all(|feature| has(feature))
+}
+
+/// Whether this CPU (and its OS) runs instructions of `feature`, by its
+/// `is_x86_feature_detected!` name; false for names of other architectures.
+fn cpu_has(feature: &str) -> bool {
+  #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+  {
+    match feature {
+      "avx2" => std::is_x86_feature_detected!("avx2"),
+      "bmi1" => std::is_x86_feature_detected!("bmi1"),
+      "bmi2" => std::is_x86_feature_detected!("bmi2"),
+      "avx512bw" => std::is_x86_feature_detected!("avx512bw"),
+      "avx512cd" => std::is_x86_feature_detected!("avx512cd"),
+      "avx512vl" => std::is_x86_feature_detected!("avx512vl"),
+      "avx512vbmi2" => std::is_x86_feature_detected!("avx512vbmi2"),
+      "avx512vpopcntdq" => std::is_x86_feature_detected!("avx512vpopcntdq"),
+      "sse4.2" => std::is_x86_feature_detected!("sse4.2"),
+      _ => false,
+    }
+  }
+  #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+  {
+    let _ = feature;
+    false
+  }
 }
 
 fn self_test() -> bool {
@@ -114,4 +169,48 @@ pub(crate) fn latin1_into(bytes: &[u8], dst: &mut [MaybeUninit<u8>]) -> usize {
   // least one input byte. simdutf returns 0 (and stops) on input it cannot convert.
   let written = unsafe { simdutf::convert_utf8_to_latin1(bytes.as_ptr(), bytes.len(), dst.as_mut_ptr().cast()) };
   written.min(bytes.len())
+}
+
+#[cfg(test)]
+mod tests {
+  use super::forced_kernel_runs_here;
+
+  #[test]
+  fn a_forced_x86_kernel_runs_only_where_the_cpu_has_all_its_features() {
+    let none = |_: &str| false;
+    let all = |_: &str| true;
+    let haswell_only = |f: &str| ["avx2", "bmi1", "bmi2", "sse4.2"].contains(&f);
+    assert!(
+      forced_kernel_runs_here(None, none),
+      "unforced: simdutf picks what the CPU runs"
+    );
+    for name in ["fallback", "", "no-such-implementation", "arm64"] {
+      assert!(forced_kernel_runs_here(Some(name), none), "{name:?} runs no x86 code");
+    }
+    for name in ["icelake", "haswell", "westmere"] {
+      assert!(
+        !forced_kernel_runs_here(Some(name), none),
+        "{name} on a CPU with nothing"
+      );
+      assert!(
+        forced_kernel_runs_here(Some(name), all),
+        "{name} on a CPU with everything"
+      );
+    }
+    assert!(!forced_kernel_runs_here(Some("icelake"), haswell_only));
+    assert!(forced_kernel_runs_here(Some("haswell"), haswell_only));
+    let no_vpopcnt = |f: &str| f != "avx512vpopcntdq";
+    assert!(
+      !forced_kernel_runs_here(Some("icelake"), no_vpopcnt),
+      "every feature counts, not only VBMI2"
+    );
+  }
+
+  #[test]
+  fn the_features_asked_for_are_names_the_detector_knows() {
+    // An unknown name reads as missing, which would turn a sound kernel off.
+    #[cfg(target_arch = "x86_64")]
+    assert!(super::cpu_has("sse4.2") == std::is_x86_feature_detected!("sse4.2"));
+    assert!(!super::cpu_has("no-such-feature"));
+  }
 }
