@@ -147,6 +147,30 @@ test('a FIFO among the reads: it waits for its writer, the others do not wait fo
   assert.deepEqual(await Promise.all(fifoReads), fifos.map((_, i) => `fifo ${i}`))
 })
 
+test('while results keep coming, the event loop turns at least once per run of them (timers and I/O are not held up)', async () => {
+  const { BATCH_RUN } = require('../lib/limits')
+  const files = textFiles('turns', 40)
+  const count = 8 * BATCH_RUN
+  // Each result's continuation costs the JS thread time, so that the readers
+  // get ahead of it and results are always waiting.
+  const busy = () => {
+    const until = process.hrtime.bigint() + 20_000n
+    while (process.hrtime.bigint() < until);
+  }
+  let turns = 0
+  let counting = true
+  const tick = () => {
+    turns++
+    if (counting) setImmediate(tick)
+  }
+  setImmediate(tick)
+  const reads = Array.from({ length: count }, (_, i) => ours.readFileUtf8Async(files[i % files.length]).then((s) => (busy(), s)))
+  const got = await Promise.all(reads)
+  counting = false
+  got.forEach((s, i) => assert.ok(s === fs.readFileSync(files[i % files.length], 'utf8'), `read ${i}`))
+  assert.ok(turns >= count / BATCH_RUN / 2, `${turns} turns of the loop while ${count} results came in runs of ${BATCH_RUN}`)
+})
+
 test('a queue of 64 reads in flight over many files: every string is fs\'s, in any order of completion', async () => {
   const files = textFiles('queue', 400)
   const results = new Array(files.length)

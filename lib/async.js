@@ -58,15 +58,14 @@ function onAbort(signal, stop) {
  */
 function startNative(arg, flags, signal) {
   const listens = typeof signal?.addEventListener === 'function'
-  const cancel = listens ? new native.ReadCancel() : undefined
-  const reading = pool.readOne(arg, flags, cancel)
-  if (!listens) return reading
+  const read = pool.readOne(arg, flags, listens)
+  if (!listens) return read.promise
   return new Promise((resolve, reject) => {
     const forget = onAbort(signal, () => {
-      cancel.cancel()
+      read.stop()
       reject(abortError(signal))
     })
-    reading.then(resolve, reject).finally(forget)
+    read.promise.then(resolve, reject).finally(forget)
   })
 }
 
@@ -84,11 +83,14 @@ function startRead(path, flags, signal, allowFd) {
   // Paths with NUL bytes are fs's to reject (fs.readFile even throws
   // synchronously), so they never reach the native read.
   if (arg === DELEGATE || (typeof arg === 'number' && !allowFd) || hasNul(arg)) return DELEGATE
-  return settle(startNative(arg, flags, signal), signal)
+  return startNative(arg, flags, signal)
 }
 
-async function settle(reading, signal) {
-  const result = await reading
+/**
+ * What a native read's result (a string or a failure code) means: the
+ * string, DELEGATE where fs must answer, or our error, thrown.
+ */
+function outcome(result, signal) {
   // As fs: an abort during the read wins over its result.
   if (signal?.aborted) throw abortError(signal)
   if (typeof result === 'string') return result
@@ -100,14 +102,18 @@ async function settle(reading, signal) {
 
 /**
  * The promise APIs' read: the string, or a rejection with fs.promises' error.
- * `delegate()` lets fs.promises answer.
+ * `delegate()` lets fs.promises answer. One promise on top of the native
+ * read's: a Promise.all of many reads keeps fewer objects alive.
  */
-async function readAsync(path, flags, signal, allowFd, delegate) {
+function readAsync(path, flags, signal, allowFd, delegate) {
   // As fs.promises: an aborted signal rejects before the path is looked at.
-  if (flags !== DELEGATE && signal?.aborted) throw abortError(signal)
+  if (flags !== DELEGATE && signal?.aborted) return Promise.reject(abortError(signal))
   const reading = startRead(path, flags, signal, allowFd)
-  const result = reading === DELEGATE ? DELEGATE : await reading
-  return result === DELEGATE ? delegate() : result
+  if (reading === DELEGATE) return delegate()
+  return reading.then((result) => {
+    const text = outcome(result, signal)
+    return text === DELEGATE ? delegate() : text
+  })
 }
 
 /**
@@ -115,16 +121,20 @@ async function readAsync(path, flags, signal, allowFd, delegate) {
  * `=== await fs.promises.readFile(path, 'utf8')`, with fs.promises' errors.
  * Accepts readFileUtf8's arguments (integer fds too) plus `options.signal`.
  */
-async function readFileUtf8Async(path, options) {
-  const flags = readerFlags(options)
-  // A signal only comes in an options object (fs.promises rejects other forms itself).
-  const signal = typeof options === 'object' && options !== null ? options.signal : undefined
-  return readAsync(path, flags, signal, true, () =>
-    // fs.promises takes no fds; fd-async reads them as its FileHandle.readFile does.
-    typeof path === 'number'
-      ? readFdAsync(path, asUtf8Options(options))
-      : answers.direct.promisesReadFile(path, asUtf8Options(options)),
-  )
+function readFileUtf8Async(path, options) {
+  try {
+    const flags = readerFlags(options)
+    // A signal only comes in an options object (fs.promises rejects other forms itself).
+    const signal = typeof options === 'object' && options !== null ? options.signal : undefined
+    return readAsync(path, flags, signal, true, () =>
+      // fs.promises takes no fds; fd-async reads them as its FileHandle.readFile does.
+      typeof path === 'number'
+        ? readFdAsync(path, asUtf8Options(options))
+        : answers.direct.promisesReadFile(path, asUtf8Options(options)),
+    )
+  } catch (err) {
+    return Promise.reject(err)
+  }
 }
 
 /**
@@ -133,11 +143,15 @@ async function readFileUtf8Async(path, options) {
  * as `answer` (lib/answers.js) says which: the exported drop-in, or the hook.
  */
 function promisesReadFileAnsweredBy(answer) {
-  return async function readFile(path, options) {
-    const delegate = () => answer.promisesReadFile(path, options)
-    if (!isUtf8(requestedEncoding(options))) return delegate()
-    const { flags, signal } = utf8Request(options)
-    return readAsync(path, flags, signal, false, delegate)
+  return function readFile(path, options) {
+    try {
+      const delegate = () => answer.promisesReadFile(path, options)
+      if (!isUtf8(requestedEncoding(options))) return Promise.resolve(delegate())
+      const { flags, signal } = utf8Request(options)
+      return readAsync(path, flags, signal, false, delegate)
+    } catch (err) {
+      return Promise.reject(err)
+    }
   }
 }
 
@@ -157,8 +171,16 @@ function readFileAnsweredBy(answer) {
     const reading = signal?.aborted ? DELEGATE : startRead(path, flags, signal, false)
     if (reading === DELEGATE) return Reflect.apply(answer.readFile, fs, arguments)
     reading.then(
-      (result) =>
-        result === DELEGATE ? answer.readFile(path, options, callback) : process.nextTick(callback, null, result),
+      (result) => {
+        let text
+        try {
+          text = outcome(result, signal)
+        } catch (err) {
+          return process.nextTick(callback, err)
+        }
+        if (text === DELEGATE) answer.readFile(path, options, callback)
+        else process.nextTick(callback, null, text)
+      },
       (err) => process.nextTick(callback, err),
     )
   }

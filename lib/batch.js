@@ -216,7 +216,6 @@ function nativeBatch(args, o) {
   return new Promise((resolve, reject) => {
     const out = new Array(args.length).fill(FS_ANSWERS)
     let left = args.reduce((n, arg) => n + (arg !== null), 0)
-    const cancel = new native.ReadCancel()
     let settled = false
     let forget = null
     let unlisten
@@ -225,7 +224,6 @@ function nativeBatch(args, o) {
       settled = true
       unlisten?.()
       if (err) {
-        cancel.cancel()
         forget()
         reject(err)
       } else {
@@ -236,7 +234,7 @@ function nativeBatch(args, o) {
       out[i] = value
       if (--left === 0) finish(null)
     }
-    if (left > 0) forget = pool.readAll(args, o.flags, o.concurrency, cancel, each)
+    if (left > 0) forget = pool.readAll(args, o.flags, o.concurrency, each)
     if (forget === null) return resolve(out)
     // The single reads' listener, shared by every read and batch on the signal
     // (none past EventTarget's limit, an 'abort' event without abort() ignored);

@@ -161,7 +161,7 @@ function noNativeError(result, required) {
  */
 function runtimeReads() {
   const fs = require('./no-native')
-  const names = ['readPath', 'readPathBytes', 'readFd', 'poolRead', 'decodeUtf8']
+  const names = ['readPath', 'readPathBytes', 'readFd', 'poolReadEach', 'decodeUtf8']
   return Object.fromEntries(names.map((name) => [name, fs[name]]))
 }
 

@@ -14,12 +14,10 @@ module.exports = {
   readFd: forFs,
   poolOpen: () => null,
   // -1: no read was queued, fs answers it.
-  poolRead: () => -1,
+  poolReadEach: () => -1,
+  poolCancel: () => {},
   poolReadAll: () => -1,
   poolForget: () => {},
-  ReadCancel: class ReadCancel {
-    cancel() {}
-  },
   decodeUtf8: (bytes, start, end) =>
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end),
   setLeanStrings: (next) => {

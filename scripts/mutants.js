@@ -151,9 +151,9 @@ const MUTANTS = [
     patches: [
       {
         file: 'lib/async.js',
-        find: '  const reading = pool.readOne(arg, flags, cancel)\n',
+        find: '  const read = pool.readOne(arg, flags, listens)\n',
         replace:
-          "  const reading = Promise.resolve(typeof arg === 'string' ? native.readPath(arg, flags) : typeof arg === 'number' ? native.readFd(arg) : native.readPathBytes(arg, flags))\n",
+          "  const read = { promise: Promise.resolve(typeof arg === 'string' ? native.readPath(arg, flags) : typeof arg === 'number' ? native.readFd(arg) : native.readPathBytes(arg, flags)), stop() {} }\n",
       },
     ],
     tests: ['async.test.js'],
@@ -423,8 +423,8 @@ const MUTANTS = [
     patches: [
       {
         file: 'lib/native.js',
-        find: "'readFd', 'poolRead', 'decodeUtf8']",
-        replace: "'readFd', 'poolRead', 'decodeUtf8', 'readFilesOpen', 'poolReadAll']",
+        find: "'readFd', 'poolReadEach', 'decodeUtf8']",
+        replace: "'readFd', 'poolReadEach', 'decodeUtf8', 'readFilesOpen', 'poolReadAll']",
       },
     ],
     tests: ['bun:runtime-routing.test.js'],
@@ -549,6 +549,19 @@ const MUTANTS = [
       },
     ],
     tests: ['batch-flow.test.js'],
+  },
+  {
+    id: 'pool-holds-loop',
+    area: 'async control flow',
+    bug: 'the pool hands the JS thread every result ready at once: while readers stay ahead, one turn of the loop makes them all, timers and I/O waiting',
+    patches: [
+      {
+        file: 'src/exports/pool.rs',
+        find: '    let run = st.done.len().min(tuned!(BATCH_RUN));\n',
+        replace: '    let run = st.done.len();\n',
+      },
+    ],
+    tests: ['concurrent-reads.test.js'],
   },
   {
     id: 'ahead-opens-fifo',

@@ -9,7 +9,7 @@
 //! - `readPathBytes` (Buffer path), `readFd`, `engine`, `reader`,
 //!   `setHeapMeter` (for lib/heap.js), `setLeanStrings`, `setOtherRuntime`:
 //!   `#[napi]` functions below;
-//! - `poolOpen`, `poolRead`, `poolReadAll`, `poolTake`, `ReadCancel`: async
+//! - `poolOpen`, `poolReadEach`, `poolCancel`, `poolReadAll`, `poolForget`, `poolTake`: async
 //!   reads, single or batched, on this JS thread's pool of readers (`pool`);
 //! - `readFilesOpen`/`Next`/`Cancel`, `readFilesSettle`: a sync batch, many
 //!   files read by several threads at once (`batch`).

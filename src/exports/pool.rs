@@ -4,7 +4,8 @@
 //! flight together share the threads, and their results reach the JS thread
 //! in bulk: a reader leaves each result in a list and wakes the JS thread
 //! through one threadsafe function, whose callback takes every result ready
-//! (`poolTake`) and makes their strings. Each read keeps its own flags, cancel
+//! (`poolTake`) and makes their strings, and takes again at each turn of the
+//! event loop while results come. Each read keeps its own flags, cancel
 //! flag and failure; results come back as they finish, not in the order asked.
 //!
 //! Readers start as reads come (up to `BATCH_DEFAULT_THREADS`, and at least
@@ -14,12 +15,12 @@
 //! reads are in flight. Readers start no file while the results not yet taken
 //! hold `BATCH_PENDING_MAX_BYTES`.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use napi::bindgen_prelude::{Array, External, ToNapiValue};
+use napi::bindgen_prelude::{Array, External, Int32Array, ToNapiValue, Uint8Array};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{sys, Env, JsValue, Status};
 use napi_derive::napi;
@@ -64,6 +65,8 @@ struct Group {
   first: u32,
   running: AtomicUsize,
   forgotten: AtomicBool,
+  /// Stops its reads between chunks.
+  cancel: Arc<AtomicBool>,
 }
 
 /// What waits to be read: one read, or the entries of an async batch not yet
@@ -73,7 +76,6 @@ enum Queued {
   Batch {
     paths: Arc<Paths>,
     flags: i32,
-    cancel: Arc<AtomicBool>,
     /// The next entry to start, and how many reads are left to start.
     next: usize,
     left: usize,
@@ -98,7 +100,6 @@ fn next_job(queue: &mut VecDeque<Queued>) -> Option<Job> {
       Queued::Batch {
         paths,
         flags,
-        cancel,
         next,
         left,
         limit,
@@ -120,7 +121,7 @@ fn next_job(queue: &mut VecDeque<Queued>) -> Option<Job> {
         let job = Job {
           id: group.first.wrapping_add(*next as u32),
           what: What::Entry(Arc::clone(paths), *next, *flags),
-          cancel: Some(Arc::clone(cancel)),
+          cancel: Some(Arc::clone(&group.cancel)),
           caller: Caller::Batch,
           group: Some(Arc::clone(group)),
         };
@@ -200,6 +201,8 @@ struct State {
   next_id: u32,
   /// The async batches submitted (a group no reader or queue holds is gone).
   groups: Vec<Arc<Group>>,
+  /// The cancel flags of single reads in flight that have a signal, by id.
+  cancels: HashMap<u32, Arc<AtomicBool>>,
   closed: bool,
 }
 
@@ -283,6 +286,9 @@ impl Pool {
         }
         break;
       }
+      if job.group.is_none() && job.cancel.is_some() {
+        st.cancels.remove(&job.id);
+      }
       st.done_bytes += outcome_bytes(&outcome);
       st.done.push((job.id, job.caller, outcome));
       self.wake_js(&mut st, false);
@@ -329,7 +335,7 @@ impl Pool {
   /// makes sure readers will take them, up to `readers` at once; returns
   /// `false` if no reader could be started (fs answers them). On the JS
   /// thread (`env`).
-  fn submit(pool: &Arc<Pool>, env: sys::napi_env, queued: Queued, reads: usize, readers: usize) -> bool {
+  fn submit(pool: &Arc<Pool>, env: sys::napi_env, queued: Vec<Queued>, reads: usize, readers: usize) -> bool {
     let mut st = lock(&pool.state);
     if st.closed {
       return false;
@@ -337,7 +343,17 @@ impl Pool {
     if reads == 0 {
       return true;
     }
-    st.queue.push_back(queued);
+    for q in queued {
+      if let Queued::One(Job {
+        id,
+        cancel: Some(cancel),
+        ..
+      }) = &q
+      {
+        st.cancels.insert(*id, Arc::clone(cancel));
+      }
+      st.queue.push_back(q);
+    }
     if st.in_flight == 0 {
       if let Some(wake) = &st.wake {
         // SAFETY: on the JS thread of `env`, which the function belongs to.
@@ -365,6 +381,7 @@ impl Pool {
       // No thread at all: these reads are fs's to answer.
       st.in_flight -= reads;
       st.queue.clear();
+      st.cancels.clear();
       return false;
     }
     true
@@ -376,39 +393,6 @@ impl Pool {
     let first = st.next_id;
     st.next_id = st.next_id.wrapping_add(count as u32);
     first
-  }
-}
-
-/// The cancel flag of one async read (or batch), made by JS for a read that
-/// has a signal: `cancel()` makes the read stop at its next chunk (its
-/// promise then settles with a failure code JS ignores: it has rejected).
-#[napi]
-pub struct ReadCancel {
-  flag: Arc<AtomicBool>,
-}
-
-#[napi]
-impl ReadCancel {
-  /// A flag not set yet.
-  #[napi(constructor)]
-  #[allow(clippy::new_without_default)]
-  pub fn new() -> Self {
-    ReadCancel {
-      flag: Arc::new(AtomicBool::new(false)),
-    }
-  }
-
-  /// Stops the read at its next chunk.
-  #[napi]
-  pub fn cancel(&self) {
-    self.flag.store(true, Ordering::Relaxed);
-  }
-}
-
-impl ReadCancel {
-  /// The flag, shared with the reads it stops.
-  fn flag(&self) -> Arc<AtomicBool> {
-    Arc::clone(&self.flag)
   }
 }
 
@@ -441,53 +425,80 @@ pub fn pool_open(env: Env, on_ready: WakeFn) -> napi::Result<External<PoolHandle
       wake_queued: false,
       next_id: 0,
       groups: Vec::new(),
+      cancels: HashMap::new(),
       closed: false,
     }),
     work: Condvar::new(),
   }))))
 }
 
-/// `poolRead(pool, path, flags, cancel?)`: queues one read of `path` (a
-/// string, a Uint8Array of its bytes, or an integer fd); returns its id, or
-/// -1 where fs answers it (no reader could be started).
-#[napi(js_name = "poolRead")]
-pub fn pool_read(
+/// `poolReadEach(pool, paths, flags, cancellable)`: queues one read per entry
+/// of `paths` (a string, a Uint8Array of its bytes, or an integer fd), entry
+/// i with open flags `flags[i]`, and with a cancel flag (`poolCancel`) where
+/// `cancellable[i]` is 1; entry i gets the id `first + i`. Returns `first`,
+/// or -1 where fs answers them (no reader could be started). lib/pool.js
+/// gathers the single reads of one turn of the event loop into one call.
+#[napi(js_name = "poolReadEach")]
+pub fn pool_read_each(
   env: Env,
   pool: &External<PoolHandle>,
-  path: napi::Unknown,
-  flags: i32,
-  cancel: Option<&ReadCancel>,
+  paths: Array,
+  flags: Int32Array,
+  cancellable: Uint8Array,
 ) -> napi::Result<f64> {
-  let what = match path.get_type()? {
-    napi::ValueType::Number => What::Fd(path.coerce_to_number()?.get_int32()?),
-    _ => {
-      let (mut stack, mut heap) = (super::args::path_room(), Vec::new());
-      let bytes = match super::args::string_utf8(env.raw(), path.raw(), &mut stack, &mut heap) {
+  let count = paths.len() as usize;
+  if flags.len() != count || cancellable.len() != count {
+    return Err(napi::Error::from_reason(
+      "poolReadEach: one flag and one cancellable per path",
+    ));
+  }
+  let first = pool.0.ids(count);
+  let (mut stack, mut heap) = (super::args::path_room(), Vec::new());
+  let mut queued = Vec::with_capacity(count);
+  for i in 0..count {
+    let mut value = std::ptr::null_mut();
+    // SAFETY: `env` is this call's env and `paths` one of its live arguments.
+    napi::check_status!(unsafe { sys::napi_get_element(env.raw(), paths.raw(), i as u32, &mut value) })?;
+    let mut fd = 0;
+    // SAFETY: as above; a number's int32 value, or a status that it is none.
+    let what = if unsafe { sys::napi_get_value_int32(env.raw(), value, &mut fd) } == sys::Status::napi_ok {
+      What::Fd(fd)
+    } else {
+      let bytes = match super::args::string_utf8(env.raw(), value, &mut stack, &mut heap) {
         Some(terminated) => terminated[..terminated.len() - 1].to_vec(),
-        // SAFETY: `path` is a live argument of this call; the bytes are copied now.
-        None => unsafe { super::args::uint8_array_bytes(env.raw(), path.raw()) }
+        // SAFETY: `value` is a live value of this call (the list holds it); the bytes are copied now.
+        None => unsafe { super::args::uint8_array_bytes(env.raw(), value) }
           .map(<[u8]>::to_vec)
           .unwrap_or_default(),
       };
-      What::Path(bytes, flags)
-    }
-  };
-  let id = pool.0.ids(1);
-  let job = Job {
-    id,
-    what,
-    cancel: cancel.map(ReadCancel::flag),
-    caller: Caller::Async,
-    group: None,
-  };
-  let started = Pool::submit(&pool.0, env.raw(), Queued::One(job), 1, max_readers());
-  Ok(if started { f64::from(id) } else { -1.0 })
+      What::Path(bytes, flags[i])
+    };
+    queued.push(Queued::One(Job {
+      id: first.wrapping_add(i as u32),
+      what,
+      cancel: (cancellable[i] != 0).then(|| Arc::new(AtomicBool::new(false))),
+      caller: Caller::Async,
+      group: None,
+    }));
+  }
+  let started = Pool::submit(&pool.0, env.raw(), queued, count, max_readers());
+  Ok(if started { f64::from(first) } else { -1.0 })
 }
 
-/// `poolReadAll(pool, paths, flags, concurrency, cancel)`: queues a read of
-/// every entry of an async batch (strings and Uint8Arrays; other entries are
-/// JS's to read), entry i with id `first + i`, at most `concurrency` at once;
-/// returns `first`, or -1 where fs answers them.
+/// `poolCancel(pool, id)`: the single read `id`, submitted as cancellable,
+/// stops at its next chunk (JS has rejected its promise already; its result,
+/// a failure code, is ignored).
+#[napi(js_name = "poolCancel")]
+pub fn pool_cancel(pool: &External<PoolHandle>, id: u32) {
+  if let Some(cancel) = lock(&pool.0.state).cancels.get(&id) {
+    cancel.store(true, Ordering::Relaxed);
+  }
+}
+
+/// `poolReadAll(pool, paths, flags, concurrency)`: queues a read of every
+/// entry of an async batch (strings and Uint8Arrays; other entries are JS's
+/// to read), entry i with id `first + i`, at most `concurrency` at once;
+/// returns `first`, or -1 where fs answers them. `poolForget` stops them.
 #[napi(js_name = "poolReadAll")]
 pub fn pool_read_all(
   env: Env,
@@ -495,7 +506,6 @@ pub fn pool_read_all(
   paths: Array,
   flags: i32,
   concurrency: u32,
-  cancel: &ReadCancel,
 ) -> napi::Result<f64> {
   let paths = Arc::new(collect_paths(env.raw(), &paths)?);
   let reads = (0..paths.len()).filter(|&i| paths.get(i).is_some()).count();
@@ -505,6 +515,7 @@ pub fn pool_read_all(
     first,
     running: AtomicUsize::new(0),
     forgotten: AtomicBool::new(false),
+    cancel: Arc::new(AtomicBool::new(false)),
   });
   {
     let mut st = lock(&pool.0.state);
@@ -514,19 +525,19 @@ pub fn pool_read_all(
   let queued = Queued::Batch {
     paths,
     flags,
-    cancel: cancel.flag(),
     next: 0,
     left: reads,
     limit,
     group,
   };
-  let started = Pool::submit(&pool.0, env.raw(), queued, reads, limit);
+  let started = Pool::submit(&pool.0, env.raw(), vec![queued], reads, limit);
   Ok(if started { f64::from(first) } else { -1.0 })
 }
 
 /// `poolForget(pool, first)`: the async batch whose entry 0 has id `first`
-/// was given up (aborted): its reads not started are dropped, the results of
-/// those in progress will be, and none of them keeps the event loop alive.
+/// was given up (aborted): its reads not started are dropped, those in
+/// progress stop at their next chunk and their results will be dropped, and
+/// none of them keeps the event loop alive.
 #[napi(js_name = "poolForget")]
 pub fn pool_forget(env: Env, pool: &External<PoolHandle>, first: u32) {
   let mut st = lock(&pool.0.state);
@@ -539,6 +550,7 @@ pub fn pool_forget(env: Env, pool: &External<PoolHandle>, first: u32) {
     gone += left;
   }
   if let Some(group) = st.groups.iter().find(|g| g.first == first) {
+    group.cancel.store(true, Ordering::Relaxed);
     if !group.forgotten.swap(true, Ordering::Relaxed) {
       gone += group.running.load(Ordering::Relaxed);
     }
@@ -553,17 +565,28 @@ pub fn pool_forget(env: Env, pool: &External<PoolHandle>, first: u32) {
   }
 }
 
-/// `poolTake(pool, out)`: appends `id, value` for every result ready to `out`
-/// (the string, or a failure code); returns how many. The event loop is let
-/// go once no read is in flight.
+/// `poolTake(pool, out)`: appends `id, value` for the oldest results ready, a
+/// run (`BATCH_RUN`) at most, to `out` (the string, or a failure code);
+/// returns how many. The event loop is let go once no read is in flight.
+///
+/// While takes find results, the JS thread takes again at its loop's next turn
+/// and readers do not wake it: a wake-up queued during the callback would run
+/// in the same turn (the threadsafe function drains its queue), and a steady
+/// flow of results would then hold the loop there, timers and I/O waiting.
+/// A take that finds nothing re-arms the wake-up.
 #[napi(js_name = "poolTake")]
 pub fn pool_take(env: Env, pool: &External<PoolHandle>, out: Array) -> napi::Result<u32> {
   let pool = &pool.0;
   let (done, idle) = {
     let mut st = lock(&pool.state);
-    st.wake_queued = false;
-    st.done_bytes = 0;
-    let done = std::mem::take(&mut st.done);
+    if st.done.is_empty() {
+      st.wake_queued = false;
+      return Ok(0);
+    }
+    // The oldest results, a run at most: one turn of the loop makes no more strings.
+    let run = st.done.len().min(tuned!(BATCH_RUN));
+    let done: Vec<_> = st.done.drain(..run).collect();
+    st.done_bytes -= done.iter().map(|(_, _, outcome)| outcome_bytes(outcome)).sum::<usize>();
     st.in_flight -= done.len();
     if st.in_flight == 0 {
       if let Some(wake) = &st.wake {
