@@ -39,7 +39,7 @@ const SUITES = {
   tree: { script: 'tree.js', about: 'every file under --dir (default node_modules) read once per fresh process: fs, fs.promises, the hook, Bun, ours five ways; first pass vs steady; the read floor' },
   tools: { script: 'tools.js', fetches: true, about: "ESLint, Prettier, Rollup and tsc (pinned, from the npm registry) on three's sources, with and without readfile-utf8/register" },
   bun: { script: 'bun.js', fetches: true, about: "readFileUtf8 in plain loops against fs.readFileSync(p, 'utf8') on this Node and on Bun" },
-  calibrate: { script: 'calibrate.js', builds: true, about: "where each threshold of src/limits.rs and decodeUtf8's routes lies on this machine (with a bench build, brought up to date first)" },
+  calibrate: { script: 'calibrate.js', builds: true, about: "where each tuned value of lib/limits.json lies on this machine, one row each (with a bench build, brought up to date first)" },
 }
 /** What --full (and --save without --suite) runs, each suite with its own defaults. */
 const FULL_SUITES = ['mixed', 'read', 'memory']

@@ -1,14 +1,14 @@
 'use strict'
-// calibrate: where each threshold of src/limits.rs (and decodeUtf8's routes in
-// lib/decode.js) lies on this machine and this Node. Each threshold is swept
-// with the bench build (`npm run build:bench`, which reads its thresholds from
-// READFILE_UTF8_TUNE): the same plain loop of calls, each variant in a fresh
-// process, in turns (A B A B …), and the median of the rounds' loop means.
+// calibrate: where each tuned value of lib/limits.json lies on this machine and
+// this Node, one row per value (the run stops if a value has none). Each is
+// swept with the bench build (`npm run build:bench`, which reads its values
+// from READFILE_UTF8_TUNE; calibrate-child.js sets the JS side's): the same
+// plain loop of calls, each variant in a fresh process, in turns (A B A B …),
+// and the median of the rounds' loop means.
 //
 // A crossover prints the point from which one side wins at every larger (or
 // smaller) point of the sweep, beside the value we ship; a trade-off prints
-// time, peak and idle RSS per value; a policy prints what it bounds and why
-// it is not a crossover.
+// time, peak and idle RSS per value. The table's facts are listed apart.
 //
 //   node benchmark/calibrate.js [--quick] [--only NAME,NAME] [--rounds n] [--loop-mib n]
 const fs = require('node:fs')
@@ -36,6 +36,8 @@ function benchBuild() {
   return path.join(dir, file)
 }
 let BUILD
+const limitsTable = require('../lib/limits.json')
+const tunedTable = limitsTable.tuned
 /** A value no input reaches: the threshold is never crossed. */
 const NEVER = 2 ** 50
 
@@ -56,6 +58,43 @@ function errorsEvery(spacing) {
 
 const grid = (contents, sizes) => contents.flatMap((content) => sizes.map((size) => ({ group: content, x: size, label: sizeLabel(size), file: fixture(content, size), calls: callsFor(size) })))
 
+/** A list of `count` small files of mixed text (each under 64 KiB, the sizes of a source tree), as a JSON file of paths. */
+function treeList(count) {
+  const dir = path.join(fixtureDir(), `calibrate-tree-${count}`)
+  const listFile = `${dir}.json`
+  if (!fs.existsSync(listFile)) {
+    fs.mkdirSync(dir, { recursive: true })
+    const contents = ['ascii', 'latin1', 'utf8_mixed', 'cjk']
+    const files = Array.from({ length: count }, (_, i) => {
+      const file = path.join(dir, `${i}.txt`)
+      fs.writeFileSync(file, generate(contents[i % 4], 512 + ((i * 7919) % (60 * KiB))))
+      return file
+    })
+    fs.writeFileSync(listFile, JSON.stringify(files))
+  }
+  return listFile
+}
+
+/** A file of `size` bytes of CJK text that ends inside a character. */
+function endsCut(size) {
+  const file = path.join(fixtureDir(), `calibrate-ends-cut-${size}.txt`)
+  if (!fs.existsSync(file)) {
+    const bytes = Buffer.from(generate('cjk', size + 8))
+    let end = size
+    while (bytes[end - 1] < 0xe0) end++
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    fs.writeFileSync(file, bytes.subarray(0, end))
+  }
+  return file
+}
+
+/** The batch rows: a tree of small files read as a sync batch, an async batch and a Promise.all of single reads. */
+const treeRows = () => ['batch', 'async-batch', 'async-all'].map((workload) => ({ group: `${quick ? 500 : 2000} files`, label: workload, workload, file: treeList(quick ? 500 : 2000), calls: quick ? 5 : 10 }))
+const valuesOf = (name, values) => Object.fromEntries(values.map((v) => [shown(name, v), { [name]: v }]))
+
+// One row per tuned value of lib/limits.json, by its name there; each
+// entry's `calibrate` says which kind.
+//
 // Crossovers: `off` and `on` are the thresholds' values either side; `onWins`
 // says where on the x axis the on side should win ('above' or 'below').
 const CROSSOVERS = {
@@ -66,113 +105,149 @@ const CROSSOVERS = {
     off: { SPLIT_READ_MIN_BYTES: NEVER },
     on: { SPLIT_READ_MIN_BYTES: 0 },
     onWins: 'above',
-    shipped: (t) => sizeLabel(t.SPLIT_READ_MIN_BYTES),
     axis: sizeLabel,
   },
   PARALLEL_MIN_BYTES: {
     about: 'decodeUtf8 of a buffer converted by two threads (on) or one (off)',
-    workload: 'decode',
+    workload: 'native-decode',
     rows: () => grid(['utf8_mixed', 'cjk'], quick ? [2 * MiB, 4 * MiB, 8 * MiB] : [MiB, 2 * MiB, 4 * MiB, 8 * MiB, 16 * MiB]),
     off: { PARALLEL_MIN_BYTES: NEVER },
     on: { PARALLEL_MIN_BYTES: 0 },
     onWins: 'above',
-    shipped: (t) => sizeLabel(t.PARALLEL_MIN_BYTES),
     axis: sizeLabel,
-  },
-  'EXTERNAL_FROM.bytes': {
-    about: "a sync read's string external (on) or copied into V8's heap (off), in a loop of reads",
-    workload: 'read',
-    rows: () => grid(['latin1', 'utf8_mixed', 'cjk'], quick ? [32 * KiB, 128 * KiB, 512 * KiB, MiB] : [32 * KiB, 128 * KiB, 512 * KiB, 768 * KiB, MiB, 2 * MiB, 4 * MiB, 8 * MiB]),
-    off: { 'EXTERNAL_FROM.bytes': NEVER },
-    on: { 'EXTERNAL_FROM.bytes': 0, 'EXTERNAL_FROM.heap_below': NEVER },
-    onWins: 'above',
-    shipped: (t) => sizeLabel(t['EXTERNAL_FROM.bytes']),
-    axis: sizeLabel,
-  },
-  'EXTERNAL_FROM.heap_below': {
-    about: 'a loop of 1 MiB reads in a heap of x MiB of small objects: strings external (on) or copied (off)',
-    workload: 'read',
-    rows: () =>
-      (quick ? [0, 64, 256] : [0, 32, 64, 128, 256]).map((heap) => ({ group: 'latin1 1 MiB', x: heap, label: `${heap} MiB`, file: fixture('latin1', MiB), calls: callsFor(MiB), args: ['--heap-mib', String(heap)] })),
-    off: { 'EXTERNAL_FROM.bytes': NEVER },
-    on: { 'EXTERNAL_FROM.bytes': 0, 'EXTERNAL_FROM.heap_below': NEVER },
-    onWins: 'below',
-    shipped: (t) => shown('heap_below', t['EXTERNAL_FROM.heap_below']),
-    axis: (x) => `${x} MiB`,
   },
   DENSE_ERROR_SPACING: {
     about: 'decodeUtf8 of 1 MiB with an error every x bytes: dense-error decoder (on) or the SIMD route (off)',
-    workload: 'decode',
+    workload: 'native-decode',
     rows: () => (quick ? [16, 64, 256] : [8, 16, 32, 64, 128, 256, 512]).map((k) => ({ group: 'utf8_mixed 1 MiB', x: k, label: `1 per ${k} B`, file: errorsEvery(k), calls: callsFor(MiB) })),
     off: { DENSE_ERROR_SPACING: 0 },
     on: { DENSE_ERROR_SPACING: NEVER },
     onWins: 'below',
-    shipped: (t) => `1 per ${t.DENSE_ERROR_SPACING} B`,
     axis: (x) => `1 per ${x} B`,
   },
-  'decodeUtf8 routes (lib/decode.js)': {
-    about: "decodeUtf8's native decoder (on) or Node's own, buffer.utf8Slice (off), per call",
-    rows: () => grid(['ascii', 'utf8_mixed'], quick ? [KiB, 64 * KiB, 1 * MiB] : [256, KiB, 16 * KiB, 64 * KiB, 128 * KiB, 256 * KiB, MiB]),
-    workloads: { off: 'node-decode', on: 'native-decode' },
-    off: {},
-    on: {},
+  EXTERNAL_FROM_BYTES: {
+    about: "a sync read's string external (on) or copied into V8's heap (off), in a loop of reads",
+    workload: 'read',
+    rows: () => grid(['latin1', 'utf8_mixed', 'cjk'], quick ? [32 * KiB, 128 * KiB, 512 * KiB, MiB] : [32 * KiB, 128 * KiB, 512 * KiB, 768 * KiB, MiB, 2 * MiB, 4 * MiB, 8 * MiB]),
+    off: { EXTERNAL_FROM_BYTES: NEVER },
+    on: { EXTERNAL_FROM_BYTES: 0, EXTERNAL_HEAP_BELOW: NEVER },
     onWins: 'above',
-    shipped: () => {
-      const { ROUTES, routesFor } = require('../lib/decode')
-      const r = ROUTES && routesFor ? routesFor(process.versions.node) : null
-      return r ? `valid text from ${sizeLabel(r.all)}, ASCII from ${sizeLabel(Math.max(r.all, r.asciiBelow))}` : 'see lib/decode.js'
-    },
+    axis: sizeLabel,
+  },
+  EXTERNAL_HEAP_BELOW: {
+    about: 'a loop of 1 MiB reads in a heap of x MiB of small objects: strings external (on) or copied (off)',
+    workload: 'read',
+    rows: () =>
+      (quick ? [0, 64, 256] : [0, 32, 64, 128, 256]).map((heap) => ({ group: 'latin1 1 MiB', x: heap * MiB, label: `${heap} MiB`, file: fixture('latin1', MiB), calls: callsFor(MiB), args: ['--heap-mib', String(heap)] })),
+    off: { EXTERNAL_FROM_BYTES: NEVER },
+    on: { EXTERNAL_FROM_BYTES: 0, EXTERNAL_HEAP_BELOW: NEVER },
+    onWins: 'below',
+    axis: sizeLabel,
+  },
+  DECODE_NATIVE_FROM: {
+    about: "decodeUtf8 of valid text: the native decoder (on) or Node's own, buffer.utf8Slice (off), per call",
+    rows: () => grid(['utf8_mixed', 'cjk'], quick ? [256, 16 * KiB, 256 * KiB] : [64, 256, KiB, 16 * KiB, 64 * KiB, 128 * KiB, 256 * KiB, MiB]),
+    workloads: { off: 'node-decode', on: 'native-decode' },
+    onWins: 'above',
+    axis: sizeLabel,
+  },
+  DECODE_NATIVE_FROM_IF_CUT: {
+    about: "decodeUtf8 of text that ends inside a character: the native decoder (on) or Node's (off)",
+    rows: () => (quick ? [64, 256, KiB] : [16, 64, 128, 256, 512, KiB, 4 * KiB]).map((size) => ({ group: 'cjk, cut', x: size, label: sizeLabel(size), file: endsCut(size), calls: callsFor(size) })),
+    workloads: { off: 'node-decode', on: 'native-decode' },
+    onWins: 'above',
+    axis: sizeLabel,
+  },
+  DECODE_ASCII_TO_NODE_BELOW: {
+    about: "decodeUtf8 of ASCII: Node's decoder (on) or the native one (off)",
+    rows: () => grid(['ascii'], quick ? [16 * KiB, 256 * KiB, 2 * MiB] : [KiB, 16 * KiB, 64 * KiB, 256 * KiB, MiB, 2 * MiB, 8 * MiB]),
+    workloads: { off: 'native-decode', on: 'node-decode' },
+    onWins: 'below',
     axis: sizeLabel,
   },
 }
 
-// Trade-offs: each value is run; what it buys is shown, not a crossover.
+// Trade-offs: each value is run, time against peak and idle RSS; what a
+// value buys is shown, not a crossover. `rows` may name their own workload.
 const TRADE_OFFS = {
-  V8_DECODES_INVALID_FROM: {
-    about: "a sync read of text invalid from its start: ours (off) or V8's decoder (on); time against peak",
-    rows: () => grid(['invalid'], quick ? [32 * MiB] : [8 * MiB, 32 * MiB, 64 * MiB]),
-    values: { ours: { V8_DECODES_INVALID_FROM: NEVER }, 'V8 decodes': { V8_DECODES_INVALID_FROM: 0 } },
-  },
   READ_CHUNK_BYTES: {
     about: 'a large ASCII file read in chunks of this size, each checked while in cache',
-    rows: () => grid(['ascii'], [4 * MiB, 64 * MiB]),
-    values: Object.fromEntries([64 * KiB, 256 * KiB, MiB, 4 * MiB].map((v) => [sizeLabel(v), { READ_CHUNK_BYTES: v }])),
+    rows: () => grid(['ascii'], quick ? [64 * MiB] : [4 * MiB, 64 * MiB]),
+    values: [64 * KiB, 256 * KiB, MiB, 4 * MiB],
+  },
+  DENSE_MIN_ERRORS: {
+    about: 'errors in a row, each within DENSE_ERROR_SPACING of the last, before the dense-error decoder takes over',
+    workload: 'native-decode',
+    rows: () => [32, 4096].map((k) => ({ group: 'utf8_mixed 1 MiB', label: `1 error per ${k} B`, file: errorsEvery(k), calls: callsFor(MiB) })),
+    values: [4, 16, 64],
+  },
+  LEAN_READ_FREED_FROM: {
+    about: 'lean mode: from this size a read copied into V8 frees its read buffer first (peak against time)',
+    rows: () => grid(['utf8_mixed'], quick ? [8 * MiB] : [2 * MiB, 8 * MiB, 32 * MiB]).map((r) => ({ ...r, args: ['--lean'] })),
+    values: [MiB, 4 * MiB, 8 * MiB, NEVER],
+  },
+  V8_DECODES_INVALID_FROM: {
+    about: "a sync read of text invalid from its start: ours or V8's decoder, from this size; time against peak",
+    rows: () => grid(['invalid'], quick ? [32 * MiB] : [8 * MiB, 32 * MiB, 64 * MiB]),
+    values: [8 * MiB, 32 * MiB, NEVER],
   },
   HEAP_CHECK_EVERY: {
-    about: 'how often (in calls) JS tells the addon the heap size, once strings may be external',
+    about: 'how often (in strings) the addon asks the heap size, once strings may be external',
     rows: () => grid(['latin1'], [256 * KiB]).concat(grid(['ascii'], [KiB]).map((r) => ({ ...r, calls: 20000 }))),
-    values: Object.fromEntries([1, 16, 64, 1024].map((v) => [String(v), { HEAP_CHECK_EVERY: v }])),
+    values: [1, 16, 64, 1024],
   },
-  SHARED_MAX_BYTES: {
-    about: 'most memory the pool keeps idle: loop speed against peak and idle RSS (after 1 s)',
+  SHARED_MIN_BYTES: {
+    about: 'buffers from this size are shared between threads; smaller ones stay with their thread',
+    rows: () => grid(['cjk'], [256 * KiB]).concat(grid(['utf8_mixed'], [2 * MiB])),
+    values: [16 * KiB, 64 * KiB, 256 * KiB],
+  },
+  MAX_WASTE_FACTOR: {
+    about: 'most idle memory behind a pooled buffer, as a factor of what it holds: loop speed against peak and idle RSS',
     rows: () => grid(['utf8_mixed'], [4 * MiB]).map((r) => ({ ...r, args: ['--idle-ms', '1000'] })),
-    values: Object.fromEntries([0, 16 * MiB, 64 * MiB, 256 * MiB].map((v) => [sizeLabel(v), { SHARED_MAX_BYTES: v }])),
+    values: [1, 2, 4],
+  },
+  KEEP_IDLE_FOR: {
+    about: 'how long idle threads and memory stay after the work stops: idle RSS 1 s after a loop',
+    rows: () => grid(['utf8_mixed'], [4 * MiB]).map((r) => ({ ...r, args: ['--idle-ms', '1000'] })),
+    values: [100, 500, 2000],
+  },
+  LARGE_STEP_BYTES: {
+    about: 'large buffers rounded up to a multiple of this, so one fits the next read of about the same size',
+    rows: () => grid(['utf8_mixed'], [3 * MiB, 12 * MiB]),
+    values: [256 * KiB, 2 * MiB, 8 * MiB],
+  },
+  BATCH_WINDOW: { about: 'results a sync batch holds ahead of the JS thread', rows: treeRows, values: [256, 1024, 4096] },
+  BATCH_RUN: { about: 'results the JS thread makes into strings at a time (sync batches, and the pool per turn)', rows: treeRows, values: [64, 256, 1024] },
+  BATCH_PENDING_MAX_BYTES: { about: 'bytes of results a batch or the pool holds for the JS thread', rows: treeRows, values: [8 * MiB, 32 * MiB, 128 * MiB] },
+  BATCH_SPARES: { about: 'small buffers a batch recycles between its readers', rows: treeRows, values: [0, 128, 512] },
+  BATCH_MAX_THREADS: { about: 'most reader threads a batch starts (its concurrency option)', rows: treeRows, values: [4, 16, 256] },
+  BATCH_DEFAULT_THREADS: { about: 'reader threads by default, at most the cores (and at least libuv\'s four)', rows: treeRows, values: [4, 8, 16] },
+  DECODE_ASCII_SAMPLES: {
+    about: 'bytes decodeUtf8 samples to guess that a short input is ASCII',
+    workload: 'decode',
+    rows: () => grid(['ascii', 'utf8_mixed'], [64 * KiB]),
+    values: [16, 64, 256],
   },
 }
 
-// Policies: bounds on memory, threads or work, or facts of the platform; each
-// says what a different value trades, and which suite shows it.
-const POLICIES = {
-  STACK_PATH_BYTES: 'paths up to this long skip a heap copy; any length works (fact: most paths are short)',
-  PAGE_BYTES: "the system's page (fact)",
-  DENSE_MIN_ERRORS: 'a short burst of errors does not switch decoders (policy: DENSE_ERROR_SPACING is the crossover)',
-  'EXTERNAL_FROM.lean_units': "fs's own rule on this Node, for the lean mode (fact of Node's)",
-  'EXTERNAL_FROM.read_freed_from': 'lean mode: a copied large read frees its buffer first (memory suite, --memory-mode lean)',
-  SHARED_MIN_BYTES: "smaller buffers stay with their thread (policy; glibc's own cache ends far below)",
-  LOCAL_KEEP: 'small buffers a thread keeps: a read buffer and a conversion in use at once (fact of the pipeline)',
-  MAX_WASTE_FACTOR: 'most idle memory behind a pooled string, as a factor (memory bound)',
-  KEEP_IDLE_FOR: 'how soon idle memory goes back after the work stops (memory suite: idle RSS)',
-  LARGE_STEP_BYTES: 'large buffers rounded up so one fits the next read of about the same size (address space only)',
-  BATCH_WINDOW: 'results a batch holds for the JS thread (memory bound; batch suite)',
-  BATCH_PENDING_MAX_BYTES: 'bytes a batch holds unread by JS (memory bound; batch suite)',
-  BATCH_SPARES: 'small buffers a batch recycles between its readers (batch suite)',
-  BATCH_MAX_THREADS: 'most reader threads a batch starts (bound)',
+/** Every tuned value of the table has its row here, and every row a value of the table. */
+function checkRows() {
+  const rows = { crossover: CROSSOVERS, 'trade-off': TRADE_OFFS }
+  const problems = []
+  for (const [name, entry] of Object.entries(tunedTable)) {
+    if (!rows[entry.calibrate]?.[name]) problems.push(`${name} (${entry.calibrate}) has no ${entry.calibrate} row`)
+  }
+  for (const [kind, list] of Object.entries(rows)) {
+    for (const name of Object.keys(list)) if (tunedTable[name]?.calibrate !== kind) problems.push(`the ${kind} row ${name} is no ${kind} of lib/limits.json`)
+  }
+  if (problems.length) throw new Error(`calibrate: lib/limits.json and benchmark/calibrate.js disagree:\n  ${problems.join('\n  ')}`)
 }
 
 /** A threshold's value as the report shows it: sizes as sizes; none where it is never reached. */
 function shown(name, value) {
   if (value === undefined || value === null || value >= NEVER || value >= Number.MAX_SAFE_INTEGER) return 'never'
-  return /BYTES|FROM|bytes|below|from/.test(name.split('.').pop()) ? sizeLabel(value) : String(value)
+  if (name === 'KEEP_IDLE_FOR') return `${value} ms`
+  return /BYTES|BELOW|_FROM$|_FROM_IF_CUT$/.test(name) ? sizeLabel(value) : String(value)
 }
 
 function measure(row, variants) {
@@ -200,12 +275,10 @@ function crossover(points, onWins) {
 
 function main() {
   const progress = (text) => process.stderr.write(`${text}\n`)
+  checkRows()
   BUILD = benchBuild()
-  const shipped = (() => {
-    const env = { ...process.env, READFILE_UTF8_NATIVE_LIBRARY_PATH: BUILD }
-    const out = spawnSync(process.execPath, ['-p', "JSON.stringify(require('./lib/native').thresholds())"], { cwd: path.join(__dirname, '..'), env, encoding: 'utf8' })
-    return JSON.parse(out.stdout)
-  })()
+  // This Node line's values, as both the addon and lib/ take them from the table.
+  const shipped = require('../lib/limits')
   const picked = (name) => !only || only.some((o) => name.startsWith(o))
   const out = ['#### Calibrate: where each threshold lies on this machine', '', `Each cell: a plain loop of calls in a fresh process, ${rounds} rounds in turns, median of the loop means; ratio: on / off (below 1: on wins).`, '']
   const summary = []
@@ -214,7 +287,7 @@ function main() {
     const rows = []
     const points = {}
     for (const row of s.rows()) {
-      const variants = { off: { workload: s.workloads?.off ?? s.workload, tune: s.off }, on: { workload: s.workloads?.on ?? s.workload, tune: s.on } }
+      const variants = { off: { workload: s.workloads?.off ?? s.workload, tune: s.off ?? {} }, on: { workload: s.workloads?.on ?? s.workload, tune: s.on ?? {} } }
       const r = measure(row, variants)
       const ratio = r.on.meanNs / r.off.meanNs
       ;(points[row.group] ??= []).push({ x: row.x, ratio })
@@ -222,25 +295,26 @@ function main() {
     }
     const found = Object.entries(points).map(([group, pts]) => [group, crossover(pts, s.onWins)])
     const says = found.map(([group, x]) => `${group}: ${x === null ? `on never wins at every point ${s.onWins}` : `on wins from ${s.axis(x)} ${s.onWins === 'above' ? 'up' : 'down'}`}`).join('; ')
-    summary.push([name, says, s.shipped(shipped)])
-    out.push(`**${name}**: ${s.about}.`, '', table([['group', 'l'], ['x', 'r'], ['off (mean)', 'r'], ['on (mean)', 'r'], ['on / off mean', 'r'], ['on / off median', 'r']], rows), '', `Crossover: ${says}. Shipped: ${s.shipped(shipped)}.`, '')
+    summary.push([name, says, shown(name, shipped[name])])
+    out.push(`**${name}**: ${s.about}.`, '', table([['group', 'l'], ['x', 'r'], ['off (mean)', 'r'], ['on (mean)', 'r'], ['on / off mean', 'r'], ['on / off median', 'r']], rows), '', `Crossover: ${says}. Shipped: ${shown(name, shipped[name])}.`, '')
   }
   for (const [name, s] of Object.entries(TRADE_OFFS).filter(([n]) => picked(n))) {
     progress(`calibrate: ${name}`)
     const rows = []
     for (const row of s.rows()) {
-      const variants = Object.fromEntries(Object.entries(s.values).map(([label, tune]) => [label, { workload: 'read', tune }]))
+      const values = valuesOf(name, s.values)
+      const variants = Object.fromEntries(Object.entries(values).map(([label, tune]) => [label, { workload: row.workload ?? s.workload ?? 'read', tune }]))
       const r = measure(row, variants)
-      const first = Object.keys(s.values)[0]
-      for (const label of Object.keys(s.values)) {
+      const first = Object.keys(values)[0]
+      for (const label of Object.keys(values)) {
         rows.push([`${row.group} ${row.label}`, label, fmtTime(r[label].meanNs), fmtRatio(r[label].meanNs / r[first].meanNs), fmtMiB(r[label].peakRss), fmtMiB(r[label].idleRss)])
       }
     }
     summary.push([name, 'trade-off (table)', shown(name, shipped[name])])
     out.push(`**${name}**: ${s.about}.`, '', table([['cell', 'l'], ['value', 'l'], ['mean', 'r'], ['vs first', 'r'], ['peak RSS', 'r'], ['idle RSS', 'r']], rows), '', `Shipped: ${shown(name, shipped[name])}.`, '')
   }
-  const policies = Object.entries(POLICIES).filter(([n]) => picked(n))
-  if (policies.length) out.push('**Policies and facts** (not crossovers):', '', table([['threshold', 'l'], ['value', 'r'], ['what it bounds', 'l']], policies.map(([n, why]) => [n, shown(n, shipped[n]), why])), '')
+  const facts = Object.entries(limitsTable.facts)
+  out.push('**Facts** (of Node, V8 or the platform; not tuned):', '', table([['fact', 'l'], ['value', 'r'], ['what it is', 'l']], facts.map(([n, f]) => [n, shown(n, shipped.facts[n]), f.why ?? ''])), '')
   out.push('**Summary**', '', table([['threshold', 'l'], ['measured here', 'l'], ['shipped', 'l']], summary))
   process.stdout.write(out.join('\n') + '\n')
 }
