@@ -111,8 +111,8 @@ const MUTANTS = [
     patches: [
       {
         file: 'src/transcode/simd.rs',
-        find: 'std::env::var_os(DISABLE_ENV).is_none() && self_test()',
-        replace: 'std::env::var_os(DISABLE_ENV).is_none() && (self_test() || true)',
+        find: 'forced_kernel_runs_here(forced.as_deref(), cpu_has) && self_test()',
+        replace: 'forced_kernel_runs_here(forced.as_deref(), cpu_has) && (self_test() || true)',
       },
     ],
     tests: ['engines.slow.js'],
