@@ -52,7 +52,13 @@ const watcher = new Worker(OUR_THREADS + \`
   parentPort.on('message', () => { parentPort.postMessage([...seen].sort()); seen = new Set() })\`, { eval: true })
 watcher.unref()
 /** The names the watcher saw since the last call. */
-const seen = () => new Promise((resolve) => { watcher.once('message', resolve); watcher.postMessage('report') })
+// A timer holds the loop while the answer comes: Deno lets a process end with
+// a message of an unreferenced Worker still on its way.
+const seen = () => new Promise((resolve) => {
+  const hold = setTimeout(() => {}, 60000)
+  watcher.once('message', (names) => { clearTimeout(hold); resolve(names) })
+  watcher.postMessage('report')
+})
 async function allEnded(deadlineMs) {
   const start = Date.now()
   while (ourThreads().length > 0) {

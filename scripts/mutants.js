@@ -564,6 +564,19 @@ const MUTANTS = [
     tests: ['concurrent-reads.test.js'],
   },
   {
+    id: 'path-read-as-fd',
+    area: 'runtime routing',
+    bug: "a single async read's path is taken for an fd where the runtime's napi_get_value_int32 gives 0 for a string (Deno): it reads stdin",
+    patches: [
+      {
+        file: 'src/exports/args.rs',
+        find: 'kind != sys::ValueType::napi_number {',
+        replace: 'kind == sys::ValueType::napi_symbol {',
+      },
+    ],
+    tests: ['deno:flags.test.js', 'deno:lifetimes.test.js'],
+  },
+  {
     id: 'ahead-opens-fifo',
     area: 'batch control flow',
     bug: "a sync batch's readers open an entry ahead of the JS thread before they know it is no regular file: a FIFO past a failure is opened, and a reader waits in it",

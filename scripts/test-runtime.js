@@ -130,7 +130,8 @@ const runArgs = name === 'deno' ? DENO_RUN : []
 /** Runs `argv` with the runtime; resolves { status, out }. */
 function runtime(argv, timeoutMs) {
   return new Promise((resolve) => {
-    const child = spawn(bin, argv, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' } })
+    // No stdin: a read that reaches fd 0 by mistake gets '' at once (a mismatch), never waits.
+    const child = spawn(bin, argv, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     child.stdout.on('data', (d) => (out += d))
     child.stderr.on('data', (d) => (out += d))

@@ -53,6 +53,20 @@ pub(crate) fn string_utf8<'a>(
   Some(&heap[..=len])
 }
 
+/// `value` as an int32 if it is a number, else `None`. The type is asked
+/// first: Deno's `napi_get_value_int32` gives 0 for a string, which would make
+/// a path read fd 0 (stdin).
+pub(crate) fn int32_number(env: sys::napi_env, value: sys::napi_value) -> Option<i32> {
+  let mut kind = sys::ValueType::napi_undefined;
+  // SAFETY: `value` is a live value of the current call; the out-pointer is a local.
+  if unsafe { sys::napi_typeof(env, value, &mut kind) } != sys::Status::napi_ok || kind != sys::ValueType::napi_number {
+    return None;
+  }
+  let mut number = 0;
+  // SAFETY: as above; `value` is a number.
+  (unsafe { sys::napi_get_value_int32(env, value, &mut number) } == sys::Status::napi_ok).then_some(number)
+}
+
 /// The bytes of `value` if it is a Uint8Array (a Buffer is one), else `None`.
 ///
 /// # Safety

@@ -15,12 +15,13 @@
 //! reads are in flight. Readers start no file while the results not yet taken
 //! hold `BATCH_PENDING_MAX_BYTES`.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use napi::bindgen_prelude::{Array, External, Int32Array, ToNapiValue, Uint8Array};
+use napi::bindgen_prelude::{Array, Int32Array, ToNapiValue, Uint8Array};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{sys, Env, JsValue, Status};
 use napi_derive::napi;
@@ -396,24 +397,36 @@ impl Pool {
   }
 }
 
-/// The JS handle of a JS thread's pool; closes it when collected (at the
-/// environment's teardown at the latest).
-pub struct PoolHandle(Arc<Pool>);
+thread_local! {
+  /// This JS thread's pools, by the id lib/pool.js holds. A number and not an
+  /// External: Deno still runs immediates after its teardown has run the
+  /// finalizers, and a call then must find nothing, not freed memory.
+  static POOLS: RefCell<HashMap<u32, Arc<Pool>>> = RefCell::new(HashMap::new());
+}
+static NEXT_POOL: AtomicU32 = AtomicU32::new(1);
 
-impl Drop for PoolHandle {
-  fn drop(&mut self) {
-    self.0.close(&mut lock(&self.0.state));
+/// The pool `id` of this JS thread, while its environment lives.
+fn pool_of(id: u32) -> Option<Arc<Pool>> {
+  POOLS.with(|pools| pools.borrow().get(&id).cloned())
+}
+
+/// The environment's cleanup hook: pool `arg` closes (no reader takes another
+/// job; results not taken are dropped).
+unsafe extern "C" fn close_pool(arg: *mut std::ffi::c_void) {
+  let id = arg as usize as u32;
+  if let Some(pool) = POOLS.with(|pools| pools.borrow_mut().remove(&id)) {
+    pool.close(&mut lock(&pool.state));
   }
 }
 
-/// `poolOpen(onReady)`: this JS thread's pool; `onReady()` is called on it
-/// when results are ready to `poolTake`.
-#[napi(js_name = "poolOpen", ts_return_type = "ExternalObject<'pool'>")]
-pub fn pool_open(env: Env, on_ready: WakeFn) -> napi::Result<External<PoolHandle>> {
+/// `poolOpen(onReady)`: a pool for this JS thread, by its id; `onReady()` is
+/// called on it when results are ready to `poolTake`.
+#[napi(js_name = "poolOpen")]
+pub fn pool_open(env: Env, on_ready: WakeFn) -> napi::Result<u32> {
   // SAFETY: `env` is this call's, the function was just made on it: no read
   // is in flight, so it must not keep the event loop alive.
   unsafe { sys::napi_unref_threadsafe_function(env.raw(), on_ready.raw()) };
-  Ok(External::new(PoolHandle(Arc::new(Pool {
+  let pool = Arc::new(Pool {
     state: Mutex::new(State {
       queue: VecDeque::new(),
       done: Vec::new(),
@@ -429,7 +442,12 @@ pub fn pool_open(env: Env, on_ready: WakeFn) -> napi::Result<External<PoolHandle
       closed: false,
     }),
     work: Condvar::new(),
-  }))))
+  });
+  let id = NEXT_POOL.fetch_add(1, Ordering::Relaxed);
+  // SAFETY: `env` is this call's; the hook runs once, at its teardown, with the id as its argument.
+  napi::check_status!(unsafe { sys::napi_add_env_cleanup_hook(env.raw(), Some(close_pool), id as usize as *mut _) })?;
+  POOLS.with(|pools| pools.borrow_mut().insert(id, pool));
+  Ok(id)
 }
 
 /// `poolReadEach(pool, paths, flags, cancellable)`: queues one read per entry
@@ -441,27 +459,28 @@ pub fn pool_open(env: Env, on_ready: WakeFn) -> napi::Result<External<PoolHandle
 #[napi(js_name = "poolReadEach")]
 pub fn pool_read_each(
   env: Env,
-  pool: &External<PoolHandle>,
+  pool: u32,
   paths: Array,
   flags: Int32Array,
   cancellable: Uint8Array,
 ) -> napi::Result<f64> {
+  let Some(pool) = pool_of(pool) else {
+    return Ok(-1.0);
+  };
   let count = paths.len() as usize;
   if flags.len() != count || cancellable.len() != count {
     return Err(napi::Error::from_reason(
       "poolReadEach: one flag and one cancellable per path",
     ));
   }
-  let first = pool.0.ids(count);
+  let first = pool.ids(count);
   let (mut stack, mut heap) = (super::args::path_room(), Vec::new());
   let mut queued = Vec::with_capacity(count);
   for i in 0..count {
     let mut value = std::ptr::null_mut();
     // SAFETY: `env` is this call's env and `paths` one of its live arguments.
     napi::check_status!(unsafe { sys::napi_get_element(env.raw(), paths.raw(), i as u32, &mut value) })?;
-    let mut fd = 0;
-    // SAFETY: as above; a number's int32 value, or a status that it is none.
-    let what = if unsafe { sys::napi_get_value_int32(env.raw(), value, &mut fd) } == sys::Status::napi_ok {
+    let what = if let Some(fd) = super::args::int32_number(env.raw(), value) {
       What::Fd(fd)
     } else {
       let bytes = match super::args::string_utf8(env.raw(), value, &mut stack, &mut heap) {
@@ -481,7 +500,7 @@ pub fn pool_read_each(
       group: None,
     }));
   }
-  let started = Pool::submit(&pool.0, env.raw(), queued, count, max_readers());
+  let started = Pool::submit(&pool, env.raw(), queued, count, max_readers());
   Ok(if started { f64::from(first) } else { -1.0 })
 }
 
@@ -489,9 +508,11 @@ pub fn pool_read_each(
 /// stops at its next chunk (JS has rejected its promise already; its result,
 /// a failure code, is ignored).
 #[napi(js_name = "poolCancel")]
-pub fn pool_cancel(pool: &External<PoolHandle>, id: u32) {
-  if let Some(cancel) = lock(&pool.0.state).cancels.get(&id) {
-    cancel.store(true, Ordering::Relaxed);
+pub fn pool_cancel(pool: u32, id: u32) {
+  if let Some(pool) = pool_of(pool) {
+    if let Some(cancel) = lock(&pool.state).cancels.get(&id) {
+      cancel.store(true, Ordering::Relaxed);
+    }
   }
 }
 
@@ -500,17 +521,14 @@ pub fn pool_cancel(pool: &External<PoolHandle>, id: u32) {
 /// to read), entry i with id `first + i`, at most `concurrency` at once;
 /// returns `first`, or -1 where fs answers them. `poolForget` stops them.
 #[napi(js_name = "poolReadAll")]
-pub fn pool_read_all(
-  env: Env,
-  pool: &External<PoolHandle>,
-  paths: Array,
-  flags: i32,
-  concurrency: u32,
-) -> napi::Result<f64> {
+pub fn pool_read_all(env: Env, pool: u32, paths: Array, flags: i32, concurrency: u32) -> napi::Result<f64> {
+  let Some(pool) = pool_of(pool) else {
+    return Ok(-1.0);
+  };
   let paths = Arc::new(collect_paths(env.raw(), &paths)?);
   let reads = (0..paths.len()).filter(|&i| paths.get(i).is_some()).count();
   let limit = (concurrency as usize).clamp(1, tuned!(BATCH_MAX_THREADS));
-  let first = pool.0.ids(paths.len());
+  let first = pool.ids(paths.len());
   let group = Arc::new(Group {
     first,
     running: AtomicUsize::new(0),
@@ -518,7 +536,7 @@ pub fn pool_read_all(
     cancel: Arc::new(AtomicBool::new(false)),
   });
   {
-    let mut st = lock(&pool.0.state);
+    let mut st = lock(&pool.state);
     st.groups.retain(|g| Arc::strong_count(g) > 1);
     st.groups.push(Arc::clone(&group));
   }
@@ -530,7 +548,7 @@ pub fn pool_read_all(
     limit,
     group,
   };
-  let started = Pool::submit(&pool.0, env.raw(), vec![queued], reads, limit);
+  let started = Pool::submit(&pool, env.raw(), vec![queued], reads, limit);
   Ok(if started { f64::from(first) } else { -1.0 })
 }
 
@@ -539,8 +557,9 @@ pub fn pool_read_all(
 /// progress stop at their next chunk and their results will be dropped, and
 /// none of them keeps the event loop alive.
 #[napi(js_name = "poolForget")]
-pub fn pool_forget(env: Env, pool: &External<PoolHandle>, first: u32) {
-  let mut st = lock(&pool.0.state);
+pub fn pool_forget(env: Env, pool: u32, first: u32) {
+  let Some(pool) = pool_of(pool) else { return };
+  let mut st = lock(&pool.state);
   let mut gone = 0;
   let queued = st
     .queue
@@ -575,8 +594,10 @@ pub fn pool_forget(env: Env, pool: &External<PoolHandle>, first: u32) {
 /// flow of results would then hold the loop there, timers and I/O waiting.
 /// A take that finds nothing re-arms the wake-up.
 #[napi(js_name = "poolTake")]
-pub fn pool_take(env: Env, pool: &External<PoolHandle>, out: Array) -> napi::Result<u32> {
-  let pool = &pool.0;
+pub fn pool_take(env: Env, pool: u32, out: Array) -> napi::Result<u32> {
+  let Some(pool) = pool_of(pool) else {
+    return Ok(0);
+  };
   let (done, idle) = {
     let mut st = lock(&pool.state);
     if st.done.is_empty() {

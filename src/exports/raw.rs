@@ -133,11 +133,9 @@ fn with_path_and_flags(
   let Some((_, argv)) = arguments::<2>(env, info).filter(|&(argc, _)| argc >= 2) else {
     return throw_type_error(env, name, "path, flags", "two arguments expected");
   };
-  let mut flags = 0;
-  // SAFETY: argv[1] is a live value of this call.
-  if unsafe { sys::napi_get_value_int32(env, argv[1], &mut flags) } != sys::Status::napi_ok {
+  let Some(flags) = args::int32_number(env, argv[1]) else {
     return throw_type_error(env, name, "path, flags", "flags must be a number");
-  }
+  };
   let (mut stack, mut heap) = (args::path_room(), Vec::new());
   let Some(path) = args::string_utf8(env, argv[0], &mut stack, &mut heap) else {
     return throw_type_error(env, name, "path, flags", "path must be a string");
