@@ -1,7 +1,7 @@
 'use strict'
 // The asynchronous entry points: readFileUtf8Async, and fs.readFile /
 // fs.promises.readFile drop-ins. Open, read, classify and transcode run on
-// this thread's pool of readers (./pool, src/exports/pool.rs), which reads in
+// this thread's pool of readers (./pool, src/exports/pool/), which reads in
 // flight together share; the main thread only makes the strings. Whatever we do not serve natively, and every native read that
 // failed, goes to fs as it stands (./answers), which then answers (or fails)
 // exactly as it always does.

@@ -1,5 +1,5 @@
 'use strict'
-// The JS side of this thread's pool of reader threads (src/exports/pool.rs):
+// The JS side of this thread's pool of reader threads (src/exports/pool/):
 // every async read — single ones and async batches — is queued there, and
 // the pool's one wake-up callback settles the reads whose results are ready,
 // many at a time, as they finish. The single reads started in one turn of

@@ -38,8 +38,8 @@ const CAMPAIGNS = {
     rust: RUST_TESTS,
   },
   pool: {
-    about: 'exports/pool.rs: async reads on the pool of reader threads, single and batched',
-    scope: ['-f', 'src/exports/pool.rs'],
+    about: 'exports/pool/: async reads on the pool of reader threads, single and batched',
+    scope: ['-f', 'src/exports/pool/mod.rs', '-f', 'src/exports/pool/readers.rs'],
     js: ['concurrent-reads.test.js', 'async.test.js', 'batch-flow.test.js', 'signal-listeners.test.js'],
     rust: RUST_TESTS,
   },

@@ -169,7 +169,7 @@ const MUTANTS = [
         replace: '      let _ = facts;\n      Outcome::Text {\n        text: Text::Latin1(buf),\n        replaced: false,\n      }',
       },
       {
-        file: 'src/exports/pool.rs',
+        file: 'src/exports/pool/mod.rs',
         find: '    let value = unsafe { pipeline::outcome_value(env, outcome, caller, None::<&mut Vec<Text>>) }?;',
         replace:
           '    let outcome = match outcome {\n      Outcome::Text { text: Text::Latin1(bytes), .. } => {\n        let replaced = matches!(crate::transcode::decode(&bytes, Default::default()), crate::outcome::Decoded::Replaced(_));\n        Outcome::Text { text: crate::transcode::decode(&bytes, Default::default()).owning(bytes), replaced }\n      }\n      other => other,\n    };\n    let value = unsafe { pipeline::outcome_value(env, outcome, caller, None::<&mut Vec<Text>>) }?;',
@@ -543,7 +543,7 @@ const MUTANTS = [
     bug: "a settled async batch keeps its wake-up function referenced: the process never exits",
     patches: [
       {
-        file: 'src/exports/pool.rs',
+        file: 'src/exports/pool/mod.rs',
         find: '    st.in_flight -= done.len();\n    if st.in_flight == 0 {\n',
         replace: '    st.in_flight -= done.len();\n    if st.in_flight == usize::MAX {\n',
       },
@@ -556,7 +556,7 @@ const MUTANTS = [
     bug: 'the pool hands the JS thread every result ready at once: while readers stay ahead, one turn of the loop makes them all, timers and I/O waiting',
     patches: [
       {
-        file: 'src/exports/pool.rs',
+        file: 'src/exports/pool/mod.rs',
         find: '    let run = st.done.len().min(tuned!(BATCH_RUN));\n',
         replace: '    let run = st.done.len();\n',
       },
