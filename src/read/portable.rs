@@ -139,13 +139,34 @@ fn read_file(
       grow_towards(buf, max);
     }
     let room = (buf.capacity() - buf.len()).min(tuned!(READ_CHUNK_BYTES));
-    // std reads into the spare capacity without zeroing it and retries EINTR;
-    // `take` keeps it within the room, so it never grows the buffer itself.
-    let n = reader.by_ref().take(room as u64).read_to_end(buf).map_err(&error)?;
-    if n < room {
+    if meta.is_file() {
+      // std reads into the spare capacity without zeroing it and retries EINTR;
+      // `take` keeps it within the room, so it never grows the buffer itself.
+      let n = reader.by_ref().take(room as u64).read_to_end(buf).map_err(&error)?;
+      if n < room {
+        return Ok(ReadFacts::default()); // EOF
+      }
+    } else if read_once(&mut reader, buf, room).map_err(&error)? == 0 {
       return Ok(ReadFacts::default()); // EOF
     }
   }
+}
+
+/// One read of at most `room` bytes onto the end of `buf` (within its
+/// capacity), retried on EINTR; returns its length, 0 at EOF. A pipe or a
+/// device gives what it has: each read returns to the cancel check, where
+/// `read_to_end` would wait on for more.
+fn read_once(reader: &mut impl Read, buf: &mut Vec<u8>, room: usize) -> io::Result<usize> {
+  let start = buf.len();
+  buf.resize(start + room, 0);
+  let result = loop {
+    match reader.read(&mut buf[start..]) {
+      Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+      result => break result,
+    }
+  };
+  buf.truncate(start + *result.as_ref().unwrap_or(&0));
+  result
 }
 
 /// Opens `path` read-only as fs's open does: raw bytes on Unix.
@@ -293,6 +314,49 @@ mod tests {
       read_file(&zero, usize::MAX, stop, &mut buf, fail),
       Err(ReadError::Cancelled)
     );
+  }
+
+  #[cfg(unix)]
+  #[test]
+  fn a_pipe_read_stops_at_the_first_data_after_its_cancel() {
+    use super::{read_file, Stop};
+    use std::fs::File;
+    use std::io::Write;
+    use std::os::unix::io::FromRawFd;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two fds pipe(2) writes.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: both fds were just made by pipe(2) and are owned only here.
+    let (reader, mut writer) = unsafe { (File::from_raw_fd(fds[0]), File::from_raw_fd(fds[1])) };
+    let cancel = Arc::new(AtomicBool::new(false));
+    let feeder = {
+      let cancel = Arc::clone(&cancel);
+      std::thread::spawn(move || {
+        writer.write_all(b"x").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        cancel.store(true, Ordering::Relaxed);
+        writer.write_all(b"y").unwrap();
+        // The writer stays open a while: a read that waits for EOF sees it only then.
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+      })
+    };
+    let stop = Stop {
+      max: usize::MAX,
+      cancel: &cancel,
+    };
+    let started = std::time::Instant::now();
+    let mut buf = Vec::new();
+    assert_eq!(
+      read_file(&reader, usize::MAX, stop, &mut buf, |_| ReadError::FsAnswers),
+      Err(ReadError::Cancelled)
+    );
+    assert!(
+      started.elapsed() < std::time::Duration::from_millis(1000),
+      "it waited for EOF"
+    );
+    feeder.join().unwrap();
   }
 
   #[cfg(unix)]
