@@ -206,7 +206,7 @@ async function main() {
     const partOf = Object.fromEntries(Object.entries(SUITES).flatMap(([suite, { partOf: whole }]) => (whole ? [[suite, whole]] : [])))
     const file = saveRun({ date: env.date, node: env.node, suites }, Object.keys(SUITES), partOf)
     process.stderr.write(`saved ${done.map((s) => s.name).join(', ')} to ${path.relative(process.cwd(), file)}\n`)
-    if (done.some((s) => s.name === 'mixed') && updateReadme()) process.stderr.write('updated the speed-ups in README.md\n')
+    if (done.some((s) => s.name === 'mixed' || s.name === 'tools') && updateReadme()) process.stderr.write('updated the speed-ups in README.md\n')
   }
   process.stderr.write(`${cache.afterLine(cached, cache.snapshot())}\n`)
   process.stderr.write(`finished in ${total}${options.preset === TOUR ? ' (the long run: npm run bench -- --full)' : ''}\n`)

@@ -125,8 +125,41 @@ function updateReadme() {
     '| :--- | ---: | ---: | ---: |',
     ...rows,
   ].join('\n')
-  fs.writeFileSync(README, `${readme.slice(0, start + README_START.length)}\n${table}\n${readme.slice(end)}`)
+  let next = `${readme.slice(0, start + README_START.length)}\n${table}\n${readme.slice(end)}`
+  next = withToolsBlock(next, readSections(fs.readFileSync(FILE, 'utf8')))
+  fs.writeFileSync(README, next)
   return true
+}
+
+const TOOLS_START = '<!-- tools: written by `npm run bench -- --save` from the tools suite in benchmark/RESULTS.md -->'
+const TOOLS_END = '<!-- /tools -->'
+
+/**
+ * `readme` with its tools block (if it has one) made from the tools suite's
+ * sections: per tool and Node line, the whole run's speed-up with the hook
+ * and reading's share of the plain run.
+ */
+function withToolsBlock(readme, sections) {
+  const start = readme.indexOf(TOOLS_START)
+  const end = readme.indexOf(TOOLS_END)
+  if (start === -1 || end < start) return readme
+  const runs = sections.filter((s) => s.suite === 'tools').sort((a, b) => a.major - b.major)
+  if (runs.length === 0) return readme
+  const byTool = new Map()
+  for (const run of runs) {
+    const head = run.text.split('\n').findIndex((l) => l.startsWith('| tool ') && l.includes('speed-up'))
+    if (head === -1) continue
+    for (const line of run.text.split('\n').slice(head + 2)) {
+      if (!line.startsWith('|')) break
+      const cells = line.split('|').slice(1, -1).map((c) => c.trim())
+      if (!byTool.has(cells[0])) byTool.set(cells[0], new Map())
+      byTool.get(cells[0]).set(run.major, `${cells[3]} (reading ${cells[5]})`)
+    }
+  }
+  const majors = runs.map((r) => r.major)
+  const rows = [...byTool].map(([tool, cells]) => `| ${tool} | ${majors.map((m) => cells.get(m) ?? '—').join(' | ')} |`)
+  const table = [`| tool | ${majors.map((m) => `Node ${m}`).join(' | ')} |`, `| :--- | ${majors.map(() => '---:').join(' | ')} |`, ...rows].join('\n')
+  return `${readme.slice(0, start + TOOLS_START.length)}\n${table}\n${readme.slice(end)}`
 }
 
 module.exports = { saveRun, readSections, updateReadme, FILE }
