@@ -110,7 +110,7 @@ test('reads of one path with different flags in one Promise.all have the side ef
     )
     const listing = fs.readdirSync(dir).sort().map((name) => [name, fs.readFileSync(path.join(dir, name), 'utf8')])
     // Error fields name the folder: compared without it.
-    return { results: JSON.parse(JSON.stringify(results.flat()).replaceAll(dir, 'DIR')), listing }
+    return { results: JSON.parse(JSON.stringify(results.flat()).replaceAll(JSON.stringify(dir).slice(1, -1), 'DIR')), listing }
   }
   const mine = await run(scratch('flags-ours'), (p, o) => ours.promises.readFile(p, o))
   const theirs = await run(scratch('flags-fs'), (p, o) => fs.promises.readFile(p, o))

@@ -78,7 +78,7 @@ const expected = child(`
 
 test('the reference: fs reads the file and fails on the missing one', () => {
   assert.equal(expected['file readFileUtf8'], fs.readFileSync(FILE, 'utf8'))
-  assert.match(expected['missing readFileUtf8'], /^Error\|ENOENT\|-2\|open\|/)
+  assert.match(expected['missing readFileUtf8'], /^Error\|ENOENT\|-\d+\|open\|/)
 })
 
 test('our drop-ins assigned onto fs by the caller, without the hook: every read is fs\'s, no recursion', () => {

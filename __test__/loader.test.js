@@ -301,7 +301,8 @@ test('the warnings and errors in full, for every cause: message, reason, and the
     const { warnings } = JSON.parse(run(home, WARNED, { env }).stdout)
     assert.equal(warnings.length, 1, home)
     const [w] = warnings
-    const file = w.cause.match(/^(\/\S+\.node)/)?.[1]
+    // The file as the loader names it (Windows' message has it after 'for', behind a \\?\ prefix).
+    const file = (w.cause.match(/^(\/\S+\.node)/) ?? w.cause.match(/([A-Za-z]:\\\S+?\.node)/))?.[1]
     assert.ok(file, w.cause)
     assert.deepEqual(w, { name: 'Warning', reason: 'load-failed', message: message(`${causeFor(file)}: ${w.cause.split('\n')[0]}`, FALLBACK), hasCause: true, cause: w.cause })
   }
