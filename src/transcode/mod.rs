@@ -92,15 +92,20 @@ pub(crate) fn starts_invalid(bytes: &[u8]) -> bool {
   matches!(simdutf8::compat::from_utf8(head), Err(e) if e.error_len().is_some())
 }
 
+/// The fallback engine's Latin-1 of `text`, in a pooled buffer: the string
+/// maker gives every buffer back to the pool, so fresh ones would fill it.
 fn latin1_fallback(text: &str) -> Vec<u8> {
-  let mut out = vec![0u8; text.len()];
+  let mut out = crate::buffers::take(text.len());
+  out.resize(text.len(), 0);
   let written = encoding_rs::mem::convert_utf8_to_latin1_lossy(text.as_bytes(), &mut out);
   out.truncate(written);
   out
 }
 
+/// The fallback engine's UTF-16 of `text`, in a pooled buffer (as above).
 fn utf16_fallback(text: &str) -> Vec<u16> {
-  let mut out = vec![0u16; text.len()];
+  let mut out = crate::buffers::take(text.len());
+  out.resize(text.len(), 0);
   let written = encoding_rs::mem::convert_str_to_utf16(text, &mut out);
   out.truncate(written);
   out
