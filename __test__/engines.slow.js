@@ -60,29 +60,36 @@ test('default engine is simdutf and matches fs', () => {
 const LATE_SET_SEEN = process.platform !== 'win32'
 const NODE_MAJOR = Number(process.versions.node.split('.')[0])
 
+/**
+ * Asserts that with SIMDUTF_FORCE_IMPLEMENTATION=`force` the addon falls back to
+ * the Rust path, which matches fs, every way this platform and Node allow the
+ * variable to be set: after Node started (its own simdutf already set up,
+ * the addon's not yet), and at start where this Node runs soundly with it.
+ */
+function assertFallsBackEveryWay(force, noWay) {
+  let ways = 0
+  if (LATE_SET_SEEN) {
+    const late = runUnder(undefined, { READFILE_UTF8_TEST_FORCE_LATE: force })
+    assert.equal(late.engine, 'fallback')
+    assert.ok(late.checked > MIN_CHECKED)
+    ways++
+  }
+  if (nodeIsSoundWith(force)) {
+    const atStart = runUnder(force)
+    assert.equal(atStart.engine, 'fallback')
+    assert.ok(atStart.checked > MIN_CHECKED)
+    ways++
+  }
+  assert.ok(ways > 0, noWay)
+}
+
 for (const force of ['', 'no-such-implementation']) {
   const options =
     LATE_SET_SEEN || NODE_MAJOR < 22
       ? {}
       : unsupportedOnWindows("the C runtime sees no variable set after start, and at start it breaks this Node's own simdutf")
   test(`SIMDUTF_FORCE_IMPLEMENTATION=${JSON.stringify(force)} breaks simdutf: the addon falls back to the Rust path, which matches fs`, options, () => {
-    let ways = 0
-    // Set after Node started (its own simdutf already set up), before the
-    // addon's simdutf is first used.
-    if (LATE_SET_SEEN) {
-      const late = runUnder(undefined, { READFILE_UTF8_TEST_FORCE_LATE: force })
-      assert.equal(late.engine, 'fallback')
-      assert.ok(late.checked > MIN_CHECKED)
-      ways++
-    }
-    // Set at start, where this Node runs soundly with it.
-    if (nodeIsSoundWith(force)) {
-      const atStart = runUnder(force)
-      assert.equal(atStart.engine, 'fallback')
-      assert.ok(atStart.checked > MIN_CHECKED)
-      ways++
-    }
-    assert.ok(ways > 0, 'neither way of setting the variable could be checked on this Node')
+    assertFallsBackEveryWay(force, 'neither way of setting the variable could be checked on this Node')
   })
 }
 
@@ -107,20 +114,7 @@ for (const [force, flags] of [['fallback', []], ['westmere', ['sse4_2']], ['hasw
       return
     }
     // Node's own simdutf dies of the same kernel if the variable is set at its
-    // start: set it after, where this platform lets the addon see that.
-    let ways = 0
-    if (LATE_SET_SEEN) {
-      const late = runUnder(undefined, { READFILE_UTF8_TEST_FORCE_LATE: force })
-      assert.equal(late.engine, 'fallback')
-      assert.ok(late.checked > MIN_CHECKED)
-      ways++
-    }
-    if (nodeIsSoundWith(force)) {
-      const atStart = runUnder(force)
-      assert.equal(atStart.engine, 'fallback')
-      assert.ok(atStart.checked > MIN_CHECKED)
-      ways++
-    }
-    assert.ok(ways > 0, `a CPU without ${force}'s features, and no way to set the variable that this Node survives`)
+    // start: nodeIsSoundWith rules that way out where it does.
+    assertFallsBackEveryWay(force, `a CPU without ${force}'s features, and no way to set the variable that this Node survives`)
   })
 }

@@ -101,7 +101,8 @@ function updateReadme() {
   const start = readme.indexOf(README_START)
   const end = readme.indexOf(README_END)
   if (start === -1 || end < start) return false
-  const mixed = readSections(fs.readFileSync(FILE, 'utf8'))
+  const sections = readSections(fs.readFileSync(FILE, 'utf8'))
+  const mixed = sections
     .filter((s) => s.suite === 'mixed')
     .sort((a, b) => a.major - b.major)
   const rows = mixed
@@ -126,7 +127,7 @@ function updateReadme() {
     ...rows,
   ].join('\n')
   let next = `${readme.slice(0, start + README_START.length)}\n${table}\n${readme.slice(end)}`
-  next = withToolsBlock(next, readSections(fs.readFileSync(FILE, 'utf8')))
+  next = withToolsBlock(next, sections)
   fs.writeFileSync(README, next)
   return true
 }
