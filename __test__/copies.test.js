@@ -86,6 +86,24 @@ test('without setOtherRuntime the same large strings are external (what the test
   for (const [label, bytes] of Object.entries(growth)) assert.ok(bytes >= 4 * length, `${label}: ${bytes} external bytes after 4 calls`)
 })
 
+test("small strings: a sync call's are copies, a batch's and an async read's external (README: every string of a batch or an async read)", () => {
+  for (const [kind, content] of [['ascii', Buffer.alloc(16 << 10, 'plain ascii text\n')], ['wide', Buffer.from('жизнь, 生活, ζωή\n'.repeat(700))]]) {
+    const file = scratch(`copies-small-${kind}.txt`)
+    fs.writeFileSync(file, content)
+    const { growth, same, length } = externalGrowth(file, [
+      ['readFileUtf8', 'fast', 'api.readFileUtf8(file)'],
+      ['readFileUtf8Async', 'fast', 'api.readFileUtf8Async(file)'],
+      ['readFilesUtf8', 'fast', 'api.readFilesUtf8([file, file])[1]'],
+      ['readFilesUtf8Async', 'fast', 'api.readFilesUtf8Async([file, file]).then((all) => all[0])'],
+    ])
+    assert.ok(same, `${kind}: fs's strings`)
+    assert.ok(growth.readFileUtf8 < length, `${kind} readFileUtf8: ${growth.readFileUtf8} external bytes after 4 calls`)
+    for (const label of ['readFileUtf8Async', 'readFilesUtf8', 'readFilesUtf8Async']) {
+      assert.ok(growth[label] >= 4 * length, `${kind} ${label}: ${growth[label]} external bytes after 4 calls`)
+    }
+  }
+})
+
 test("lean: a sync call's wide (UTF-16) string is external from fs's own count of characters on, not of bytes", () => {
   // Characters of two UTF-8 bytes and one UTF-16 unit each: fewer than
   // EXTERN_APEX characters (fs copies them), more than a quarter as many.

@@ -611,6 +611,20 @@ const MUTANTS = [
     patches: [{ file: 'src/js_string.rs', find: '  buffers::release_unused(&data);\n  let len = data.len();', replace: '  let len = data.len();' }],
     tests: ['external-pages.test.js'],
   },
+  {
+    id: 'allocator-never-trimmed',
+    area: 'memory lifetimes',
+    bug: "the small buffers of a batch's external strings, freed when V8 collects them, stay with the C allocator: idle RSS keeps most of the batch",
+    patches: [{ file: 'src/buffers/mod.rs', find: '      SMALL_FREED.fetch_sub(freed, Ordering::Relaxed);\n      trim_allocator();', replace: '      SMALL_FREED.fetch_sub(freed, Ordering::Relaxed);' }],
+    tests: ['idle-memory.test.js'],
+  },
+  {
+    id: 'batch-small-strings-copied',
+    area: 'batch and async control flow',
+    bug: "a batch's and an async read's small strings are copied as a sync call's are: each copy is copied again when the batch outlives a scavenge",
+    patches: [{ file: 'src/plan.rs', find: '  let external_by_size = if !sync {\n    true\n  }', replace: '  let external_by_size = if !sync {\n    units.data_bytes >= limits.external_from_bytes\n  }' }],
+    tests: ['copies.test.js'],
+  },
   // From the StrykerJS campaigns (npm run mutate:js, mutation/MUTANTS.md):
   // survivors a user would notice, each killed by the test written for it.
   {

@@ -194,7 +194,8 @@ fn external_bytes<T>(data: &[T]) -> i64 {
 
 /// Runs when V8 collects the string, or at env teardown with a null env. Node 26
 /// runs it on V8's GC threads as well as the JS thread: it does nothing that
-/// needs the JS thread (the buffer, always large, goes to the shared pool).
+/// needs the JS thread (a large buffer goes to the shared pool, a small one
+/// to the finalizing thread's few).
 unsafe extern "C" fn finalize<T: CodeUnit>(env: sys::node_api_basic_env, _data: *mut c_void, hint: *mut c_void) {
   // SAFETY: `hint` is the pointer `external::<T>` got from Box::into_raw; V8 calls
   // this finalizer exactly once, so the box is freed exactly once.

@@ -7,12 +7,16 @@
 //!
 //! Why each rule, once:
 //! - An external string saves V8's copy but lives in V8's old generation,
-//!   which only a full GC frees, while a copy dies in the next scavenge. So
-//!   strings are external only from `EXTERNAL_FROM_BYTES` on (before Node 26,
-//!   where a larger copy needs a large-object page of its own, fresh memory
-//!   each time), and only while the JS heap is small (`EXTERNAL_HEAP_BELOW`):
-//!   V8 starts a full GC for every `EXTERNAL_MEMORY_STEP` of external memory,
-//!   and a full GC marks everything the heap holds.
+//!   which only a full GC frees, while a copy dies in the next scavenge. So a
+//!   sync call's strings are external only from `EXTERNAL_FROM_BYTES` on
+//!   (before Node 26, where a larger copy needs a large-object page of its
+//!   own, fresh memory each time). Strings of reads made on other threads (a
+//!   batch's, async reads) are external at any size: made together, they
+//!   outlive the scavenges they bring on, so their copies would be copied
+//!   again into the old generation, on the one JS thread. Either way only
+//!   while the JS heap is small (`EXTERNAL_HEAP_BELOW`): V8 starts a full GC
+//!   for every `EXTERNAL_MEMORY_STEP` of external memory, and a full GC marks
+//!   everything the heap holds.
 //! - A sync call's string of half that step or more (`SYNC_FS_RULE_FROM`)
 //!   follows fs's own rule (`FS_EXTERNAL_FROM_UNITS`) in every mode: two such
 //!   strings start V8's marking, and a loop of them outruns it; a copy of
@@ -167,12 +171,14 @@ pub(crate) fn after_transcoding(ask: &Ask, units: Units, limits: &Limits, look: 
   let sync = ask.caller == Caller::Sync;
   let lean = sync && ask.lean;
   let may_be_external = ask.runtime != Runtime::Other && !(lean && units.replaced);
-  let large = if sync && (ask.lean || units.data_bytes >= SYNC_FS_RULE_FROM) {
+  let external_by_size = if !sync {
+    true
+  } else if ask.lean || units.data_bytes >= SYNC_FS_RULE_FROM {
     units.count >= limits.fs_external_from_units
   } else {
     units.data_bytes >= limits.external_from_bytes
   };
-  if may_be_external && large && look.heap_bytes() < limits.external_heap_below && !look.stalled() {
+  if may_be_external && external_by_size && look.heap_bytes() < limits.external_heap_below && !look.stalled() {
     return Plan::External;
   }
   let free_read = ask
@@ -253,11 +259,9 @@ mod tests {
     let table = [
       (20, Sync, 128 * KIB - 1, Copy),
       (20, Sync, 128 * KIB, External),
-      (24, Async, 128 * KIB, External),
-      (24, Batch, 128 * KIB - 1, Copy),
+      (24, Sync, 128 * KIB, External),
       (26, Sync, 128 * KIB, Copy),
-      (26, Async, 512 * KIB - 1, Copy),
-      (26, Batch, 512 * KIB, External),
+      (26, Sync, 512 * KIB - 1, Copy),
       (26, Sync, 512 * KIB, External),
     ];
     for (line, caller, n, plan) in table {
@@ -268,6 +272,23 @@ mod tests {
         &mut Given::default(),
       );
       assert_eq!(got, plan, "Node {line}, {caller:?}, {n} bytes");
+    }
+  }
+
+  #[test]
+  fn strings_of_reads_made_on_other_threads_are_external_at_any_size() {
+    for line in [20, 24, 26] {
+      for caller in [Async, Batch] {
+        for n in [1, 4 * KIB, 128 * KIB - 1, 512 * KIB - 1, 4 * MIB] {
+          let got = after_transcoding(
+            &ask(line, false, caller, n, None),
+            latin1(n),
+            &Limits::on(line),
+            &mut Given::default(),
+          );
+          assert_eq!(got, External, "Node {line}, {caller:?}, {n} bytes");
+        }
+      }
     }
   }
 

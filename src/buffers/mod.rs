@@ -21,7 +21,7 @@
 pub(crate) mod mapped;
 
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -231,7 +231,35 @@ pub(crate) fn give<T: Reusable>(mut buf: Vec<T>) {
       let keep = LOCAL_KEEP_HERE.try_with(Cell::get).unwrap_or(LOCAL_KEEP);
       (local.len() > keep).then(|| local.remove(0))
     });
-    drop(replaced);
+    if let Some(Some(old)) = replaced {
+      freed_small(bytes_of(&old));
+    }
+  }
+}
+
+/// Bytes of small buffers freed since the C allocator was last asked to give
+/// its free pages back (`trim_allocator`, by the reaper once frees pause).
+static SMALL_FREED: AtomicUsize = AtomicUsize::new(0);
+
+fn freed_small(bytes: usize) {
+  SMALL_FREED.fetch_add(bytes, Ordering::Relaxed);
+  start_reaper();
+}
+
+fn trim_due() -> bool {
+  SMALL_FREED.load(Ordering::Relaxed) > 0
+}
+
+/// Asks the C allocator to give its free pages back to the system: glibc keeps
+/// freed small blocks in RSS, and the small buffers of external strings are
+/// freed by their finalizers thousands at a time, in the full GC that collects
+/// them (a trim per such GC at most: a loop of copies frees none).
+fn trim_allocator() {
+  #[cfg(all(target_os = "linux", target_env = "gnu"))]
+  // SAFETY: malloc_trim takes no pointer; it walks the allocator's own free
+  // lists under the allocator's locks.
+  unsafe {
+    libc::malloc_trim(0);
   }
 }
 
@@ -274,19 +302,27 @@ fn keep_idle_for() -> Duration {
   tuned!(KEEP_IDLE_FOR)
 }
 
-/// The reaper: frees the buffers idle for longer than `KEEP_IDLE_FOR`; ends
-/// when none is left.
+/// The reaper: frees the buffers idle for longer than `KEEP_IDLE_FOR`, and
+/// trims the allocator once small frees are due and have paused for a tick;
+/// ends when neither is left.
 fn reap() {
+  let mut freed_before = SMALL_FREED.load(Ordering::Relaxed);
   loop {
     // Buffers are freed within a quarter of the idle time after it.
     std::thread::sleep(keep_idle_for() / 4);
-    if expire_idle() > 0 {
+    let freed = SMALL_FREED.load(Ordering::Relaxed);
+    if trim_due() && freed == freed_before {
+      SMALL_FREED.fetch_sub(freed, Ordering::Relaxed);
+      trim_allocator();
+    }
+    freed_before = SMALL_FREED.load(Ordering::Relaxed);
+    if expire_idle() > 0 || trim_due() {
       continue;
     }
     REAPER.store(false, Ordering::SeqCst);
     // A buffer given back between the count and the store above saw a running
     // reaper and started none: carry on for it, unless a new reaper did.
-    if expire_idle() == 0 || REAPER.swap(true, Ordering::SeqCst) {
+    if (expire_idle() == 0 && !trim_due()) || REAPER.swap(true, Ordering::SeqCst) {
       return;
     }
   }
