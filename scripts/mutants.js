@@ -89,8 +89,8 @@ const MUTANTS = [
     patches: [
       {
         file: 'src/transcode/mod.rs',
-        find: '  out.truncate(written);\n  out\n}\n\nfn utf16_fallback',
-        replace: '  out.truncate(written);\n  if out.last() == Some(&0xff) {\n    out.pop();\n  }\n  out\n}\n\nfn utf16_fallback',
+        find: '  out.truncate(written);\n  out\n}\n\n/// The fallback engine\'s UTF-16',
+        replace: '  out.truncate(written);\n  if out.last() == Some(&0xff) {\n    out.pop();\n  }\n  out\n}\n\n/// The fallback engine\'s UTF-16',
       },
     ],
     tests: ['engines.slow.js'],
