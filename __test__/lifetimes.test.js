@@ -111,3 +111,39 @@ test('no thread of ours outlives the work: the helper of split reads, the reaper
     assert.deepEqual(round.leftAfterBatches, [], `round ${i}: threads still running 10 s after the batches`)
   }
 })
+
+test("a sync batch that throws stops its readers at once: none is left reading ahead or waiting, with no GC to end it", unsupportedOnWindows(NO_TASKS), () => {
+  // More files than a batch's readers may hold ahead of the JS thread, so that
+  // readers nobody stopped would wait for it; first a directory, which readers
+  // leave to the JS thread (no regular file), whose fs then throws EISDIR.
+  const dir = scratch('lifetimes-throwing-batch')
+  fs.mkdirSync(dir, { recursive: true })
+  const files = Array.from({ length: 5000 }, (_, i) => {
+    const p = path.join(dir, `${i}.txt`)
+    fs.writeFileSync(p, `file ${i}\n`)
+    return p
+  })
+  const list = scratch('lifetimes-throwing-batch.json')
+  fs.writeFileSync(list, JSON.stringify([dir, ...files]))
+  const out = runChild(`${THREADS}
+    const list = JSON.parse(fs.readFileSync(${JSON.stringify(list)}, 'utf8'))
+    ;(async () => {
+      let code = null
+      try {
+        api.readFilesUtf8(list, { concurrency: 4 })
+      } catch (err) {
+        code = err.code
+      }
+      // Waited for without turning the event loop, so that no finalizer of the
+      // batch's handle (a GC's) can stop the readers in the batch's place.
+      const nap = new Int32Array(new SharedArrayBuffer(4))
+      const start = Date.now()
+      while (ourThreads().includes('readfile-utf8-b') && Date.now() - start < 3000) Atomics.wait(nap, 0, 0, 20)
+      const left = ourThreads().filter((name) => name === 'readfile-utf8-b')
+      console.log(JSON.stringify({ code, left }))
+    })()`)
+  assert.equal(out.code, 'EISDIR', "the batch throws fs's error for its first entry")
+  assert.deepEqual(out.left, [], 'batch readers still running 3 s after the batch threw (the event loop not turned)')
+  fs.rmSync(dir, { recursive: true, force: true })
+  fs.rmSync(list, { force: true })
+})

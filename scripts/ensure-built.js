@@ -9,7 +9,7 @@ const { findBinary } = require('../lib/binary-name')
 
 const ROOT = path.join(__dirname, '..')
 /** What the binary is built from: files, and folders searched for `.rs` files. */
-const SOURCE_FILES = ['Cargo.toml', 'Cargo.lock', 'build.rs']
+const SOURCE_FILES = ['Cargo.toml', 'Cargo.lock', 'build.rs', 'lib/limits.json']
 const SOURCE_DIRS = ['src']
 
 /** The most recently modified source file: { file, mtimeMs }. */

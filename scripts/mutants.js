@@ -172,7 +172,7 @@ const MUTANTS = [
         file: 'src/exports/pool/mod.rs',
         find: '    let value = unsafe { pipeline::outcome_value(env, outcome, caller, None::<&mut Vec<Text>>) }?;',
         replace:
-          '    let outcome = match outcome {\n      Outcome::Text { text: Text::Latin1(bytes), .. } => {\n        let replaced = matches!(crate::transcode::decode(&bytes, Default::default()), crate::outcome::Decoded::Replaced(_));\n        Outcome::Text { text: crate::transcode::decode(&bytes, Default::default()).owning(bytes), replaced }\n      }\n      other => other,\n    };\n    let value = unsafe { pipeline::outcome_value(env, outcome, caller, None::<&mut Vec<Text>>) }?;',
+          '    let outcome = match outcome {\n      crate::outcome::Outcome::Text { text: Text::Latin1(bytes), .. } => {\n        let replaced = matches!(crate::transcode::decode(&bytes, Default::default()), crate::outcome::Decoded::Replaced(_));\n        crate::outcome::Outcome::Text { text: crate::transcode::decode(&bytes, Default::default()).owning(bytes), replaced }\n      }\n      other => other,\n    };\n    let value = unsafe { pipeline::outcome_value(env, outcome, caller, None::<&mut Vec<Text>>) }?;',
       },
     ],
     tests: ['async.test.js'],
@@ -330,9 +330,9 @@ const MUTANTS = [
   {
     id: 'batch-cancel-noop',
     area: 'batch control flow',
-    bug: "an aborted async batch's readers are never stopped: they read on and keep the process alive",
+    bug: "a sync batch that throws never stops its readers: they read ahead and wait until a GC collects the batch's handle",
     patches: [{ file: 'src/exports/batch/mod.rs', find: '  handle.0.end(false);\n}', replace: '  let _ = handle;\n}' }],
-    tests: ['side-effects.test.js'],
+    tests: ['lifetimes.test.js'],
   },
   {
     id: 'batch-proxy',
@@ -744,7 +744,7 @@ const { values: args } = parseArgs({
 
 const CACHE = process.env.READFILE_UTF8_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'readfile-utf8')
 /** Files outside src/ whose change needs a rebuild (like scripts/ensure-built.js's list). */
-const NEEDS_BUILD = /^(src\/|Cargo\.toml$|Cargo\.lock$|build\.rs$)/
+const NEEDS_BUILD = /^(src\/|Cargo\.toml$|Cargo\.lock$|build\.rs$|lib\/limits\.json$)/
 /** The tests' own limits (child timeouts) end a hung mutant long before this. */
 const TEST_RUN_TIMEOUT_MS = 30 * 60_000
 /** node --test's limit per test: a test that hangs fails under its own name. */
