@@ -311,7 +311,7 @@ fn reap() {
     // Buffers are freed within a quarter of the idle time after it.
     std::thread::sleep(keep_idle_for() / 4);
     let freed = SMALL_FREED.load(Ordering::Relaxed);
-    if trim_due() && freed == freed_before {
+    if freed > 0 && freed == freed_before {
       SMALL_FREED.fetch_sub(freed, Ordering::Relaxed);
       trim_allocator();
     }
