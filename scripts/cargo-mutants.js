@@ -192,10 +192,13 @@ function main() {
   }
   if (!args.list) console.log(`cargo ${cargoArgs.join(' ')}\n  JS tests on Node ${nodeVersion}: ${campaign.js.join(' ')}`)
   const settled = args.iterate ? settledBefore(path.join(out, 'mutants.out')) : null
+  // cargo-mutants makes its output folder but not the folders above it.
+  fs.mkdirSync(path.dirname(out), { recursive: true })
   const started = Date.now()
   const r = spawnSync('cargo', cargoArgs, { cwd: ROOT, env, stdio: 'inherit' })
   if (r.error) throw r.error
   if (args.list) return
+  if (!fs.existsSync(path.join(out, 'mutants.out', 'outcomes.json'))) fail(`cargo-mutants tested nothing (exit status ${r.status}): no report written`)
   const minutes = (Date.now() - started) / 60000
   const file = report(args.campaign, campaign, path.join(out, 'mutants.out'), { nodeVersion, version, minutes, settled, status: r.status })
   console.log(`summary appended to ${path.relative(ROOT, file)}`)

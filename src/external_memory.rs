@@ -369,9 +369,16 @@ mod tests {
     let second = ledger
       .open(A, || panic!("the env is watched already"), v8.report())
       .unwrap();
-    assert_ne!(first, second);
     assert_eq!(v8.total.get(), 64);
-    assert_eq!(ledger.add(A, 1, never), second);
+    let s = ledger.add(A, 1, never);
+    assert_eq!(s, second);
+    // Finalized while its batch runs: owed, not reported.
+    ledger.subtract(1, s, never);
+    ledger.close(second);
+    let third = ledger.open(A, || true, never).unwrap();
+    let tallies = [first, second, third];
+    assert!(!tallies.contains(&REPORTED_ALONE), "{tallies:?}");
+    assert!(first != second && second != third && first != third, "{tallies:?}");
   }
 
   #[test]
