@@ -51,39 +51,38 @@ function onAbort(signal, stop) {
 
 /**
  * Starts the native read of `arg` (a native argument: string, bytes or fd) on
- * this thread's pool (./pool): a promise of its result, a string or a failure
- * code. When `signal` aborts, the promise rejects with fs's AbortError at once
- * and the native read stops at its next chunk (a read blocked in read(2),
- * e.g. on a silent FIFO, once data comes).
+ * this thread's pool (./pool); `settle` gets its result, a string or a failure
+ * code. When `signal` aborts, `abort` is called with fs's AbortError at once,
+ * `settle` never, and the native read stops at its next chunk (a read blocked
+ * in read(2), e.g. on a silent FIFO, once data comes).
  */
-function startNative(arg, flags, signal) {
-  const listens = typeof signal?.addEventListener === 'function'
-  const read = pool.readOne(arg, flags, listens)
-  if (!listens) return read.promise
-  return new Promise((resolve, reject) => {
-    const forget = onAbort(signal, () => {
-      read.stop()
-      reject(abortError(signal))
-    })
-    read.promise.then(resolve, reject).finally(forget)
+function startNative(arg, flags, signal, settle, abort) {
+  if (typeof signal?.addEventListener !== 'function') return void pool.readOne(arg, flags, false, settle)
+  let aborted = false
+  const read = pool.readOne(arg, flags, true, (result) => {
+    forget()
+    if (!aborted) settle(result)
+  })
+  const forget = onAbort(signal, () => {
+    aborted = true
+    read.stop()
+    abort(abortError(signal))
   })
 }
 
 /**
- * The read every async API shares, after options were decoded. Returns
- * DELEGATE, synchronously, for calls only fs should answer; otherwise a
- * promise of the string, or of DELEGATE when fs must answer after all, or
- * rejected with our own error (see lib/errors.js). `allowFd`: integer
+ * The native argument for an async read of `path`, after options were
+ * decoded, or DELEGATE for calls only fs should answer. `allowFd`: integer
  * fds are read natively (fs.promises.readFile refuses numbers, so its drop-in
  * does not).
  */
-function startRead(path, flags, signal, allowFd) {
+function nativeArgumentOf(path, flags, allowFd) {
   if (flags === DELEGATE) return DELEGATE // a bad flag or signal among them
   const arg = nativeArgument(path)
   // Paths with NUL bytes are fs's to reject (fs.readFile even throws
   // synchronously), so they never reach the native read.
   if (arg === DELEGATE || (typeof arg === 'number' && !allowFd) || hasNul(arg)) return DELEGATE
-  return startNative(arg, flags, signal)
+  return arg
 }
 
 /**
@@ -102,18 +101,34 @@ function outcome(result, signal) {
 
 /**
  * The promise APIs' read: the string, or a rejection with fs.promises' error.
- * `delegate()` lets fs.promises answer. One promise on top of the native
- * read's: a Promise.all of many reads keeps fewer objects alive.
+ * `delegate(path, options)` lets fs.promises answer. One promise per read,
+ * settled from the pool's wake-up: a Promise.all of many reads keeps few
+ * objects alive and waits no extra turn of microtasks.
  */
-function readAsync(path, flags, signal, allowFd, delegate) {
+function readAsync(path, options, flags, signal, allowFd, delegate) {
   // As fs.promises: an aborted signal rejects before the path is looked at.
   if (flags !== DELEGATE && signal?.aborted) return Promise.reject(abortError(signal))
-  const reading = startRead(path, flags, signal, allowFd)
-  if (reading === DELEGATE) return delegate()
-  return reading.then((result) => {
-    const text = outcome(result, signal)
-    return text === DELEGATE ? delegate() : text
+  const arg = nativeArgumentOf(path, flags, allowFd)
+  if (arg === DELEGATE) return delegate(path, options)
+  return new Promise((resolve, reject) => {
+    const settle = (result) => {
+      try {
+        const text = outcome(result, signal)
+        resolve(text === DELEGATE ? delegate(path, options) : text)
+      } catch (err) {
+        reject(err)
+      }
+    }
+    startNative(arg, flags, signal, settle, reject)
   })
+}
+
+/** Where readFileUtf8Async lets fs answer. */
+function readFileUtf8AsyncByFs(path, options) {
+  // fs.promises takes no fds; fd-async reads them as its FileHandle.readFile does.
+  return typeof path === 'number'
+    ? readFdAsync(path, asUtf8Options(options))
+    : answers.direct.promisesReadFile(path, asUtf8Options(options))
 }
 
 /**
@@ -126,12 +141,7 @@ function readFileUtf8Async(path, options) {
     const flags = readerFlags(options)
     // A signal only comes in an options object (fs.promises rejects other forms itself).
     const signal = typeof options === 'object' && options !== null ? options.signal : undefined
-    return readAsync(path, flags, signal, true, () =>
-      // fs.promises takes no fds; fd-async reads them as its FileHandle.readFile does.
-      typeof path === 'number'
-        ? readFdAsync(path, asUtf8Options(options))
-        : answers.direct.promisesReadFile(path, asUtf8Options(options)),
-    )
+    return readAsync(path, options, flags, signal, true, readFileUtf8AsyncByFs)
   } catch (err) {
     return Promise.reject(err)
   }
@@ -143,12 +153,12 @@ function readFileUtf8Async(path, options) {
  * as `answer` (lib/answers.js) says which: the exported drop-in, or the hook.
  */
 function promisesReadFileAnsweredBy(answer) {
+  const delegate = (path, options) => answer.promisesReadFile(path, options)
   return function readFile(path, options) {
     try {
-      const delegate = () => answer.promisesReadFile(path, options)
-      if (!isUtf8(requestedEncoding(options))) return Promise.resolve(delegate())
+      if (!isUtf8(requestedEncoding(options))) return Promise.resolve(delegate(path, options))
       const { flags, signal } = utf8Request(options)
-      return readAsync(path, flags, signal, false, delegate)
+      return readAsync(path, options, flags, signal, false, delegate)
     } catch (err) {
       return Promise.reject(err)
     }
@@ -168,21 +178,20 @@ function readFileAnsweredBy(answer) {
     }
     const { flags, signal } = utf8Request(options)
     // An aborted signal: fs calls back with its AbortError itself.
-    const reading = signal?.aborted ? DELEGATE : startRead(path, flags, signal, false)
-    if (reading === DELEGATE) return Reflect.apply(answer.readFile, fs, arguments)
-    reading.then(
-      (result) => {
-        let text
-        try {
-          text = outcome(result, signal)
-        } catch (err) {
-          return process.nextTick(callback, err)
-        }
-        if (text === DELEGATE) answer.readFile(path, options, callback)
-        else process.nextTick(callback, null, text)
-      },
-      (err) => process.nextTick(callback, err),
-    )
+    const arg = signal?.aborted ? DELEGATE : nativeArgumentOf(path, flags, false)
+    if (arg === DELEGATE) return Reflect.apply(answer.readFile, fs, arguments)
+    const fail = (err) => process.nextTick(callback, err)
+    const settle = (result) => {
+      let text
+      try {
+        text = outcome(result, signal)
+      } catch (err) {
+        return fail(err)
+      }
+      if (text === DELEGATE) process.nextTick(() => answer.readFile(path, options, callback))
+      else process.nextTick(callback, null, text)
+    }
+    startNative(arg, flags, signal, settle, fail)
   }
 }
 

@@ -3,11 +3,14 @@
 // every async read — single ones and async batches — is queued there, and
 // the pool's one wake-up callback settles the reads whose results are ready,
 // many at a time, as they finish. The single reads started in one turn of
-// the event loop (a Promise.all, a queue's next reads) go to the pool in one
-// call, at the end of the turn's synchronous code.
+// the event loop (a Promise.all, a queue's next reads) go to the pool in few
+// calls: a run of them (BATCH_RUN, the results taken at a time) as soon as
+// it is asked for, so the readers start while the caller asks for more, and
+// the rest at the end of the turn's synchronous code.
 const { setImmediate } = require('node:timers')
 const native = require('./native')
 const { FS_ANSWERS } = require('./errors')
+const { BATCH_RUN } = require('./limits')
 
 let handle
 /** id → what settles that read (its value: a string or a failure code). */
@@ -39,44 +42,69 @@ function pool() {
 /** The single reads asked for in this turn, not yet handed to the pool. */
 let asked = []
 
-/** Hands this turn's single reads to the pool in one call. */
+/** Hands the single reads asked for since the last hand-over to the pool, in one call. */
 function submit() {
   const reads = asked
+  if (reads.length === 0) return
   asked = []
-  const paths = reads.map((read) => read.arg)
-  const flags = Int32Array.from(reads, (read) => read.flags)
-  const cancellable = Uint8Array.from(reads, (read) => (read.cancellable ? 1 : 0))
+  const paths = new Array(reads.length)
+  const flags = new Int32Array(reads.length)
+  const cancellable = new Uint8Array(reads.length)
+  for (let i = 0; i < reads.length; i++) {
+    paths[i] = reads[i].arg
+    flags[i] = reads[i].flags
+    cancellable[i] = reads[i].cancellable ? 1 : 0
+  }
   let first = -1
   try {
     first = native.poolReadEach(pool(), paths, flags, cancellable)
   } catch {
     // Never an uncaught error in a microtask: fs answers these reads instead.
   }
-  reads.forEach((read, i) => {
-    if (first < 0) return read.settle(FS_ANSWERS)
+  if (first < 0) {
+    // Later, as the pool's results: a hand-over may run inside a caller's call.
+    queueMicrotask(() => reads.forEach((read) => read.settle(FS_ANSWERS)))
+    return
+  }
+  for (let i = 0; i < reads.length; i++) {
+    const read = reads[i]
     read.id = (first + i) % 2 ** 32
     if (read.stopped) native.poolCancel(handle, read.id)
     waiting.set(read.id, read.settle)
-  })
+  }
+}
+
+/** One single read: what it asks the pool for, its id there once handed over, what settles it. */
+class Read {
+  constructor(arg, flags, cancellable, settle) {
+    this.arg = arg
+    this.flags = flags
+    this.cancellable = cancellable
+    this.settle = settle
+    this.id = undefined
+    this.stopped = false
+  }
+
+  /** Stops the read at its next chunk; it is settled all the same, with a code its caller ignores. */
+  stop() {
+    if (this.id === undefined) this.stopped = true
+    else native.poolCancel(handle, this.id)
+  }
 }
 
 /**
- * Reads `arg` (a native argument: string, bytes or fd) on the pool. Returns
- * `{ promise, stop }`: the promise of its string or failure code (FS_ANSWERS
- * where fs must answer), and, if `cancellable`, the function that stops the
- * read at its next chunk (its promise then settles with a code the caller
- * ignores, having rejected already).
+ * Reads `arg` (a native argument: string, bytes or fd) on the pool, and calls
+ * `settle` with its string or failure code (FS_ANSWERS where fs must answer),
+ * from the pool's wake-up, never before this turn's synchronous code ends; a
+ * settle must not throw. No promise of its own: the caller's is the one
+ * promise a read makes. Returns the read, whose `stop()` stops it if
+ * `cancellable`.
  */
-function readOne(arg, flags, cancellable) {
-  const read = { arg, flags, cancellable, id: undefined, stopped: false, settle: null }
-  const promise = new Promise((resolve) => (read.settle = resolve))
+function readOne(arg, flags, cancellable, settle) {
+  const read = new Read(arg, flags, cancellable, settle)
   if (asked.length === 0) queueMicrotask(submit)
-  asked.push(read)
-  const stop = () => {
-    if (read.id === undefined) read.stopped = true
-    else native.poolCancel(handle, read.id)
-  }
-  return { promise, stop }
+  if (asked.push(read) === BATCH_RUN) submit()
+  return read
 }
 
 /**

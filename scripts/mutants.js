@@ -152,10 +152,10 @@ const MUTANTS = [
     bug: 'readFileUtf8Async and the async drop-ins read and decode on the main thread (with the sync reader)',
     patches: [
       {
-        file: 'lib/async.js',
-        find: '  const read = pool.readOne(arg, flags, listens)\n',
+        file: 'lib/pool.js',
+        find: '  if (asked.length === 0) queueMicrotask(submit)\n  if (asked.push(read) === BATCH_RUN) submit()\n',
         replace:
-          "  const read = { promise: Promise.resolve(typeof arg === 'string' ? native.readPath(arg, flags) : typeof arg === 'number' ? native.readFd(arg) : native.readPathBytes(arg, flags)), stop() {} }\n",
+          "  const value = typeof arg === 'string' ? native.readPath(arg, flags) : typeof arg === 'number' ? native.readFd(arg) : native.readPathBytes(arg, flags)\n  queueMicrotask(() => settle(value))\n",
       },
     ],
     tests: ['async.test.js'],
@@ -404,8 +404,15 @@ const MUTANTS = [
     id: 'abort-waits',
     area: 'abort',
     bug: 'an aborted read rejects only when the native read ends, not at the abort',
-    patches: [{ file: 'lib/async.js', find: '      reject(abortError(signal))\n', replace: '\n' }],
+    patches: [{ file: 'lib/async.js', find: '    aborted = true\n    read.stop()\n    abort(abortError(signal))\n', replace: '    read.stop()\n' }],
     tests: ['limits.test.js'],
+  },
+  {
+    id: 'abort-settles-too',
+    area: 'abort',
+    bug: "an aborted fs.readFile drop-in's read also settles when the native read ends: its callback runs twice",
+    patches: [{ file: 'lib/async.js', find: '    if (!aborted) settle(result)\n', replace: '    settle(result)\n' }],
+    tests: ['async.test.js', 'limits.test.js', 'concurrent-reads.test.js'],
   },
   // ---- Round of issue 60 (behaviour): bugs in code written since 2026-12-05
   // that a user would notice, one or more per kind the suite did not see:
