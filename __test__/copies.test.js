@@ -84,6 +84,15 @@ test('without setOtherRuntime the same large strings are external (what the test
   ])
   assert.ok(same, "fs's strings")
   for (const [label, bytes] of Object.entries(growth)) assert.ok(bytes >= 4 * length, `${label}: ${bytes} external bytes after 4 calls`)
+  // Large ASCII text too, decodeUtf8's among it (made from the caller's bytes, which it copies first).
+  const ascii = scratch('copies-none-ascii.txt')
+  fs.writeFileSync(ascii, 'plain ASCII text\n'.repeat(1 << 18))
+  const plain = externalGrowth(ascii, [
+    ['readFileUtf8', 'fast', 'api.readFileUtf8(file)'],
+    ['decodeUtf8', 'fast', 'api.decodeUtf8(bytes)'],
+  ])
+  assert.ok(plain.same, "fs's strings")
+  for (const [label, bytes] of Object.entries(plain.growth)) assert.ok(bytes >= 4 * plain.length, `ASCII ${label}: ${bytes} external bytes after 4 calls`)
 })
 
 test("small strings: a sync call's are copies, a batch's and an async read's external (README: every string of a batch or an async read)", () => {
@@ -126,4 +135,18 @@ test("lean: a sync call's wide (UTF-16) string is external from fs's own count o
     if (NODE_26) assert.ok(bytes >= 4 * external.length, `${label}, ${external.length} characters: ${bytes} external bytes, external as fs's`)
     else assert.ok(bytes < external.length, `${label}, ${external.length} characters: ${bytes} external bytes, copies as fs's`)
   }
+})
+
+test("while the JS heap holds more than the table's EXTERNAL_HEAP_BELOW, every API's large strings are copies (README: the heap's own size caps external memory)", () => {
+  const file = scratch('copies-big-heap.txt')
+  fs.writeFileSync(file, Buffer.from('жизнь, 生活, ζωή\n'.repeat(70000)))
+  // Small objects kept alive, beyond the limit of every Node line.
+  const prelude = 'globalThis.kept = Array.from({ length: 5e6 }, (_, i) => ({ i }))'
+  const { growth, same, length } = externalGrowth(file, [
+    ['readFileUtf8', 'fast', 'api.readFileUtf8(file)'],
+    ['readFileUtf8Async', 'fast', 'api.readFileUtf8Async(file)'],
+    ['readFilesUtf8', 'fast', 'api.readFilesUtf8([file])[0]'],
+  ], prelude)
+  assert.ok(same, "fs's strings")
+  for (const [label, bytes] of Object.entries(growth)) assert.ok(bytes < length, `${label}: ${bytes} external bytes after 4 calls with a large heap`)
 })

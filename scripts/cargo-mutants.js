@@ -34,7 +34,7 @@ const CAMPAIGNS = {
   plan: {
     about: "plan.rs and pipeline.rs: the one decision of how a string is made, carried out (Bun/Deno's copy of every string among it)",
     scope: ['-f', 'src/plan.rs', '-f', 'src/pipeline.rs'],
-    js: ['memory-mode.test.js', 'copies.test.js'],
+    js: ['memory-mode.test.js', 'copies.test.js', 'external-memory.test.js'],
     rust: RUST_TESTS,
   },
   pool: {
