@@ -126,6 +126,14 @@ rm -rf "$logs" && mkdir -p "$logs"
 # The runner's closing count of `what` (pass, fail, skipped) in a TAP log; 0 if absent.
 count() { grep -aoE "^# $1 [0-9]+" "$2" | tail -1 | grep -oE '[0-9]+$' || echo 0; }
 
+# One run of $file on $exe into $log (run_node's locals): sets rc and the counts.
+run_file() {
+  rc=0
+  # stdout to a file: node.exe's output to a pipe is lost under Wine.
+  (cd "$work" && timeout --kill-after=30 "$FILE_TIMEOUT_S" "$wine" "$exe" --test --test-reporter=tap "$file" >"$log" 2>&1) || rc=$?
+  pass="$(count pass "$log")" fail="$(count fail "$log")" skip="$(count skipped "$log")"
+}
+
 # Runs every test file, one after another, on node.exe `version`; a line per
 # file as it ends, and a row per file in $logs/summary-<version>.tsv.
 run_node() {
@@ -139,18 +147,13 @@ run_node() {
     name="$(basename "$file" .test.js)"
     log="$logs/$version-$name.tap"
     t0=$SECONDS
-    rc=0
-    # stdout to a file: node.exe's output to a pipe is lost under Wine.
-    (cd "$work" && timeout --kill-after=30 "$FILE_TIMEOUT_S" "$wine" "$exe" --test --test-reporter=tap "$file" >"$log" 2>&1) || rc=$?
-    pass="$(count pass "$log")" fail="$(count fail "$log")" skip="$(count skipped "$log")"
+    run_file
     # A file none of whose tests ran (node.exe or its test child not started
     # under Wine, seen once in a while) runs once more; the first log is kept.
     if [ "$rc" -ne 0 ] && [ "$pass" -eq 0 ] && [ "$skip" -eq 0 ] && [ $((SECONDS - t0)) -lt 10 ]; then
       mv "$log" "$log.first"
       echo "[$version] $name: no test ran ($(grep -acE '^\s*not ok ' "$log.first") file failure); once more (first log: $log.first)"
-      rc=0
-      (cd "$work" && timeout --kill-after=30 "$FILE_TIMEOUT_S" "$wine" "$exe" --test --test-reporter=tap "$file" >"$log" 2>&1) || rc=$?
-      pass="$(count pass "$log")" fail="$(count fail "$log")" skip="$(count skipped "$log")"
+      run_file
     fi
     # A run that ended without its summary (a crash, the timeout) failed.
     if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then fail=1; fi

@@ -176,12 +176,17 @@ impl Ledger {
     }
   }
 
+  /// Reports what the ended batches of `env` still owe.
+  fn report_ended(&self, env: EnvId, report: impl FnMut(i64)) {
+    self.report_tallies(env, |o| !o.open, report);
+  }
+
   /// Opens a tally on `env` after reporting what its ended batches owe,
   /// unless one is open there already (that one then counts these strings
   /// too). `watch_teardown` asks for `forget_env` at the env's teardown, the
   /// first time an env opens a tally; without it, no tally is opened.
   fn open(&self, env: EnvId, watch_teardown: impl FnOnce() -> bool, report: impl FnMut(i64)) -> Option<Tally> {
-    self.report_tallies(env, |o| !o.open, report);
+    self.report_ended(env, report);
     let mut tallies = self.tallies();
     if tallies.owed.iter().any(|o| o.is_open_on(env)) {
       return None;
@@ -253,7 +258,7 @@ pub(crate) fn copies_instead(env: sys::napi_env, bytes: usize) -> bool {
 
 /// Reports the bytes that the ended batches of `env` still owe.
 pub(crate) fn report_ended_batches(env: sys::napi_env) {
-  LEDGER.report_tallies(env as EnvId, |o| !o.open, reporter(env));
+  LEDGER.report_ended(env as EnvId, reporter(env));
 }
 
 /// At `env`'s teardown (a cleanup hook): its tallies are reported, since
@@ -347,12 +352,12 @@ mod tests {
     assert_eq!((s1, s2), (tally, tally));
     // A finalizer of one of them while the batch runs: nothing to report.
     ledger.subtract(50, s2, never);
-    ledger.report_tallies(A, |o| !o.open, never);
+    ledger.report_ended(A, never);
     ledger.close(tally);
     // Closed: the next string is reported alone.
     assert_eq!(ledger.add(A, 7, v8.report()), REPORTED_ALONE);
     assert_eq!(v8.total.get(), 7);
-    ledger.report_tallies(A, |o| !o.open, v8.report());
+    ledger.report_ended(A, v8.report());
     assert_eq!(v8.total.get(), 107, "the batch's live bytes, once");
     // Finalized after the report: taken back from V8 directly.
     ledger.subtract(100, s1, v8.report());
@@ -390,17 +395,13 @@ mod tests {
     ledger.close(tally);
     let mut first = true;
     let mut report = v8.report();
-    ledger.report_tallies(
-      A,
-      |o| !o.open,
-      |change| {
-        report(change);
-        if std::mem::take(&mut first) {
-          // The report started a GC that finalized a string of the tally.
-          ledger.subtract(40, b, never);
-        }
-      },
-    );
+    ledger.report_ended(A, |change| {
+      report(change);
+      if std::mem::take(&mut first) {
+        // The report started a GC that finalized a string of the tally.
+        ledger.subtract(40, b, never);
+      }
+    });
     drop(report);
     assert_eq!(v8.total.get(), 100);
     ledger.subtract(100, a, v8.report());
@@ -417,11 +418,11 @@ mod tests {
     assert_eq!(ledger.add(A, 10, never), ta);
     assert_eq!(ledger.add(B, 20, never), tb);
     ledger.close(ta);
-    ledger.report_tallies(A, |o| !o.open, v8a.report());
-    ledger.report_tallies(B, |o| !o.open, never);
+    ledger.report_ended(A, v8a.report());
+    ledger.report_ended(B, never);
     assert_eq!((v8a.total.get(), v8b.total.get()), (10, 5));
     ledger.close(tb);
-    ledger.report_tallies(B, |o| !o.open, v8b.report());
+    ledger.report_ended(B, v8b.report());
     assert_eq!(v8b.total.get(), 25);
   }
 
@@ -460,7 +461,7 @@ mod tests {
     assert!(watched);
     ledger.close(ta);
     ledger.close(tb);
-    ledger.report_tallies(B, |o| !o.open, v8b.report());
+    ledger.report_ended(B, v8b.report());
     assert_eq!(v8b.total.get(), 3);
   }
 
