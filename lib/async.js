@@ -16,58 +16,79 @@ const { nativeArgument, hasNul } = require('./paths')
 const { readFdAsync } = require('./fd-async')
 
 /**
- * The native reads in flight per signal, each a function that stops it. One
- * listener per signal, not one per read: a signal shared by many reads would
- * otherwise pass EventTarget's listener limit and print a warning.
+ * What is in flight per signal: native reads and async batches, each with an
+ * `abort()`. One listener per signal, not one per read: a signal shared by
+ * many reads would otherwise pass EventTarget's listener limit and print a
+ * warning.
  */
 const inFlight = new WeakMap()
 
 /** The 'abort' listener (`this` is the signal); a dispatched event alone, without abort(), is ignored. */
-function stopAll() {
+function abortAll() {
   if (!this.aborted) return
-  const stops = inFlight.get(this)
+  const reads = inFlight.get(this)
   inFlight.delete(this)
-  this.removeEventListener('abort', stopAll)
-  for (const stop of stops ?? []) stop()
+  this.removeEventListener('abort', abortAll)
+  for (const read of reads ?? []) read.abort()
 }
 
-/** Calls `stop` when `signal` aborts; returns the function that forgets it. */
-function onAbort(signal, stop) {
-  let stops = inFlight.get(signal)
-  if (stops === undefined) {
-    stops = new Set()
-    inFlight.set(signal, stops)
-    signal.addEventListener('abort', stopAll)
+/** Calls `read.abort()` when `signal` aborts, until `offAbort(signal, read)`. */
+function onAbort(signal, read) {
+  let reads = inFlight.get(signal)
+  if (reads === undefined) {
+    reads = new Set()
+    inFlight.set(signal, reads)
+    signal.addEventListener('abort', abortAll)
   }
-  stops.add(stop)
-  return () => {
-    stops.delete(stop)
-    if (stops.size === 0 && inFlight.get(signal) === stops) {
-      inFlight.delete(signal)
-      signal.removeEventListener('abort', stopAll)
-    }
+  reads.add(read)
+}
+
+/** Stops calling `read.abort()` when `signal` aborts. */
+function offAbort(signal, read) {
+  const reads = inFlight.get(signal)
+  if (reads === undefined) return
+  reads.delete(read)
+  if (reads.size === 0) {
+    inFlight.delete(signal)
+    signal.removeEventListener('abort', abortAll)
   }
 }
+
+/** A signal whose 'abort' we can listen to (fs.promises only looks at the others' `aborted`). */
+const listenable = (signal) => typeof signal?.addEventListener === 'function'
 
 /**
- * Starts the native read of `arg` (a native argument: string, bytes or fd) on
- * this thread's pool (./pool); `settle` gets its result, a string or a failure
- * code. When `signal` aborts, `abort` is called with fs's AbortError at once,
- * `settle` never, and the native read stops at its next chunk (a read blocked
- * in read(2), e.g. on a silent FIFO, once data comes).
+ * An async read of `arg` (a native argument: string, bytes or fd) on this
+ * thread's pool (./pool), for a caller who asked for `path` with `options`.
+ * When `signal` aborts, the read's `fail` gets fs's AbortError at once, its
+ * `done` never, and the native read stops at its next chunk (a read blocked
+ * in read(2), e.g. on a silent FIFO, once data comes). Subclasses say how the
+ * caller is answered: `done(result)` with the pool's result, `fail(err)`.
  */
-function startNative(arg, flags, signal, settle, abort) {
-  if (typeof signal?.addEventListener !== 'function') return void pool.readOne(arg, flags, false, settle)
-  let aborted = false
-  const read = pool.readOne(arg, flags, true, (result) => {
-    forget()
-    if (!aborted) settle(result)
-  })
-  const forget = onAbort(signal, () => {
-    aborted = true
-    read.stop()
-    abort(abortError(signal))
-  })
+class NativeRead extends pool.Read {
+  constructor(arg, flags, signal, path, options) {
+    super(arg, flags, listenable(signal))
+    this.signal = signal
+    this.path = path
+    this.options = options
+    this.aborted = false
+  }
+
+  start() {
+    if (this.cancellable) onAbort(this.signal, this)
+    pool.readOne(this)
+  }
+
+  settled(result) {
+    if (this.cancellable) offAbort(this.signal, this)
+    if (!this.aborted) this.done(result)
+  }
+
+  abort() {
+    this.aborted = true
+    this.stop()
+    this.fail(abortError(this.signal))
+  }
 }
 
 /**
@@ -99,28 +120,57 @@ function outcome(result, signal) {
   throw failure(result)
 }
 
+/** The read whose promise `new Promise(takeResolvers)` is making. */
+let making
+
+function takeResolvers(resolve, reject) {
+  making.resolve = resolve
+  making.reject = reject
+}
+
 /**
- * The promise APIs' read: the string, or a rejection with fs.promises' error.
- * `delegate(path, options)` lets fs.promises answer. One promise per read,
- * settled from the pool's wake-up: a Promise.all of many reads keeps few
- * objects alive and waits no extra turn of microtasks.
+ * A read of the promise APIs: its one promise, settled from the pool's
+ * wake-up, resolves with the string or rejects with fs.promises' error;
+ * `delegate(path, options)` lets fs.promises answer. A Promise.all of many
+ * reads keeps few objects alive and waits no extra turn of microtasks.
  */
+class PromiseRead extends NativeRead {
+  constructor(arg, flags, signal, path, options, delegate) {
+    super(arg, flags, signal, path, options)
+    this.delegate = delegate
+    this.resolve = undefined
+    this.reject = undefined
+  }
+
+  promise() {
+    making = this
+    const promise = new Promise(takeResolvers)
+    making = undefined
+    this.start()
+    return promise
+  }
+
+  done(result) {
+    try {
+      const text = outcome(result, this.signal)
+      this.resolve(text === DELEGATE ? this.delegate(this.path, this.options) : text)
+    } catch (err) {
+      this.reject(err)
+    }
+  }
+
+  fail(err) {
+    this.reject(err)
+  }
+}
+
+/** The promise APIs' read: the string, or a rejection with fs.promises' error. */
 function readAsync(path, options, flags, signal, allowFd, delegate) {
   // As fs.promises: an aborted signal rejects before the path is looked at.
   if (flags !== DELEGATE && signal?.aborted) return Promise.reject(abortError(signal))
   const arg = nativeArgumentOf(path, flags, allowFd)
   if (arg === DELEGATE) return delegate(path, options)
-  return new Promise((resolve, reject) => {
-    const settle = (result) => {
-      try {
-        const text = outcome(result, signal)
-        resolve(text === DELEGATE ? delegate(path, options) : text)
-      } catch (err) {
-        reject(err)
-      }
-    }
-    startNative(arg, flags, signal, settle, reject)
-  })
+  return new PromiseRead(arg, flags, signal, path, options, delegate).promise()
 }
 
 /** Where readFileUtf8Async lets fs answer. */
@@ -180,18 +230,31 @@ function readFileAnsweredBy(answer) {
     // An aborted signal: fs calls back with its AbortError itself.
     const arg = signal?.aborted ? DELEGATE : nativeArgumentOf(path, flags, false)
     if (arg === DELEGATE) return Reflect.apply(answer.readFile, fs, arguments)
-    const fail = (err) => process.nextTick(callback, err)
-    const settle = (result) => {
-      let text
-      try {
-        text = outcome(result, signal)
-      } catch (err) {
-        return fail(err)
-      }
-      if (text === DELEGATE) process.nextTick(() => answer.readFile(path, options, callback))
-      else process.nextTick(callback, null, text)
+    new CallbackRead(arg, flags, signal, path, options, answer, callback).start()
+  }
+}
+
+/** A read of the fs.readFile drop-in: its callback runs on a later tick, as fs's does, outside any promise. */
+class CallbackRead extends NativeRead {
+  constructor(arg, flags, signal, path, options, answer, callback) {
+    super(arg, flags, signal, path, options)
+    this.answer = answer
+    this.callback = callback
+  }
+
+  done(result) {
+    let text
+    try {
+      text = outcome(result, this.signal)
+    } catch (err) {
+      return this.fail(err)
     }
-    startNative(arg, flags, signal, settle, fail)
+    if (text === DELEGATE) process.nextTick(() => this.answer.readFile(this.path, this.options, this.callback))
+    else process.nextTick(this.callback, null, text)
+  }
+
+  fail(err) {
+    process.nextTick(this.callback, err)
   }
 }
 
@@ -203,4 +266,4 @@ const hooks = {
   promisesReadFile: answers.ourFunction('promisesReadFile', promisesReadFileAnsweredBy(answers.hooked)),
 }
 
-module.exports = { readFileUtf8Async, readFile, promisesReadFile, hooks, onAbort }
+module.exports = { readFileUtf8Async, readFile, promisesReadFile, hooks, onAbort, offAbort }

@@ -13,7 +13,7 @@ const { FS_ANSWERS } = require('./errors')
 const { BATCH_RUN } = require('./limits')
 
 let handle
-/** id → what settles that read (its value: a string or a failure code). */
+/** id → the read (a Read, or an entry of a readAll) whose `settled(value)` takes its string or failure code. */
 const waiting = new Map()
 const took = []
 
@@ -27,9 +27,9 @@ function onReady() {
   const n = native.poolTake(handle, took)
   if (n > 0) setImmediate(onReady)
   for (let i = 0; i < 2 * n; i += 2) {
-    const settle = waiting.get(took[i])
+    const read = waiting.get(took[i])
     waiting.delete(took[i])
-    settle?.(took[i + 1])
+    read?.settled(took[i + 1])
   }
   took.length = 0
 }
@@ -63,24 +63,29 @@ function submit() {
   }
   if (first < 0) {
     // Later, as the pool's results: a hand-over may run inside a caller's call.
-    queueMicrotask(() => reads.forEach((read) => read.settle(FS_ANSWERS)))
+    queueMicrotask(() => reads.forEach((read) => read.settled(FS_ANSWERS)))
     return
   }
   for (let i = 0; i < reads.length; i++) {
     const read = reads[i]
     read.id = (first + i) % 2 ** 32
     if (read.stopped) native.poolCancel(handle, read.id)
-    waiting.set(read.id, read.settle)
+    waiting.set(read.id, read)
   }
 }
 
-/** One single read: what it asks the pool for, its id there once handed over, what settles it. */
+/**
+ * One single read: what it asks the pool for and its id there once handed
+ * over. A subclass says what settles it: `settled(value)`, called once with
+ * its string or failure code (FS_ANSWERS where fs must answer), from the
+ * pool's wake-up, never before this turn's synchronous code ends; it must not
+ * throw. The read is the one object a read keeps on our side: no closures.
+ */
 class Read {
-  constructor(arg, flags, cancellable, settle) {
+  constructor(arg, flags, cancellable) {
     this.arg = arg
     this.flags = flags
     this.cancellable = cancellable
-    this.settle = settle
     this.id = undefined
     this.stopped = false
   }
@@ -93,18 +98,25 @@ class Read {
 }
 
 /**
- * Reads `arg` (a native argument: string, bytes or fd) on the pool, and calls
- * `settle` with its string or failure code (FS_ANSWERS where fs must answer),
- * from the pool's wake-up, never before this turn's synchronous code ends; a
- * settle must not throw. No promise of its own: the caller's is the one
- * promise a read makes. Returns the read, whose `stop()` stops it if
- * `cancellable`.
+ * Starts `read` (a Read: its `arg` a native argument, string, bytes or fd) on
+ * the pool. No promise of its own: the caller's is the one promise a read
+ * makes. `read.stop()` stops it if it is `cancellable`.
  */
-function readOne(arg, flags, cancellable, settle) {
-  const read = new Read(arg, flags, cancellable, settle)
+function readOne(read) {
   if (asked.length === 0) queueMicrotask(submit)
   if (asked.push(read) === BATCH_RUN) submit()
-  return read
+}
+
+/** An entry of a readAll, settled as `each(i, value)`. */
+class Entry {
+  constructor(i, each) {
+    this.i = i
+    this.each = each
+  }
+
+  settled(value) {
+    this.each(this.i, value)
+  }
 }
 
 /**
@@ -119,7 +131,7 @@ function readAll(args, flags, concurrency, each) {
   if (first < 0) return null
   const id = (i) => (first + i) % 2 ** 32
   for (let i = 0; i < args.length; i++) {
-    if (args[i] !== null) waiting.set(id(i), (value) => each(i, value))
+    if (args[i] !== null) waiting.set(id(i), new Entry(i, each))
   }
   return () => {
     native.poolForget(handle, first)
@@ -127,4 +139,4 @@ function readAll(args, flags, concurrency, each) {
   }
 }
 
-module.exports = { readOne, readAll }
+module.exports = { Read, readOne, readAll }

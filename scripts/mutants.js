@@ -155,7 +155,7 @@ const MUTANTS = [
         file: 'lib/pool.js',
         find: '  if (asked.length === 0) queueMicrotask(submit)\n  if (asked.push(read) === BATCH_RUN) submit()\n',
         replace:
-          "  const value = typeof arg === 'string' ? native.readPath(arg, flags) : typeof arg === 'number' ? native.readFd(arg) : native.readPathBytes(arg, flags)\n  queueMicrotask(() => settle(value))\n",
+          "  const { arg, flags } = read\n  const value = typeof arg === 'string' ? native.readPath(arg, flags) : typeof arg === 'number' ? native.readFd(arg) : native.readPathBytes(arg, flags)\n  queueMicrotask(() => read.settled(value))\n",
       },
     ],
     tests: ['async.test.js'],
@@ -404,14 +404,14 @@ const MUTANTS = [
     id: 'abort-waits',
     area: 'abort',
     bug: 'an aborted read rejects only when the native read ends, not at the abort',
-    patches: [{ file: 'lib/async.js', find: '    aborted = true\n    read.stop()\n    abort(abortError(signal))\n', replace: '    read.stop()\n' }],
+    patches: [{ file: 'lib/async.js', find: '    this.aborted = true\n    this.stop()\n    this.fail(abortError(this.signal))\n', replace: '    this.stop()\n' }],
     tests: ['limits.test.js'],
   },
   {
     id: 'abort-settles-too',
     area: 'abort',
     bug: "an aborted fs.readFile drop-in's read also settles when the native read ends: its callback runs twice",
-    patches: [{ file: 'lib/async.js', find: '    if (!aborted) settle(result)\n', replace: '    settle(result)\n' }],
+    patches: [{ file: 'lib/async.js', find: '    if (!this.aborted) this.done(result)\n', replace: '    this.done(result)\n' }],
     tests: ['async.test.js', 'limits.test.js', 'concurrent-reads.test.js'],
   },
   // ---- Round of issue 60 (behaviour): bugs in code written since 2026-12-05
@@ -544,7 +544,7 @@ const MUTANTS = [
     id: 'batch-listener-kept',
     area: 'batch control flow',
     bug: "a settled async batch leaves its abort listener on the signal: a long-lived signal keeps every batch's strings alive",
-    patches: [{ file: 'lib/batch.js', find: "      unlisten?.()\n", replace: '' }],
+    patches: [{ file: 'lib/batch.js', find: '      if (listening !== null) offAbort(o.signal, listening)\n', replace: '' }],
     tests: ['batch-flow.test.js'],
   },
   {
@@ -700,8 +700,13 @@ const MUTANTS = [
     patches: [
       {
         file: 'lib/batch.js',
-        find: "    if (typeof o.signal?.addEventListener === 'function') unlisten = onAbort(o.signal, () => finish(abortError(o.signal)))",
-        replace: "    const listener = () => finish(abortError(o.signal))\n    o.signal?.addEventListener('abort', listener, { once: true })\n    unlisten = () => o.signal?.removeEventListener('abort', listener)",
+        find: '      listening = { abort: () => finish(abortError(o.signal)) }\n      onAbort(o.signal, listening)\n',
+        replace: "      const listener = () => finish(abortError(o.signal))\n      o.signal?.addEventListener('abort', listener, { once: true })\n      listening = { listener }\n",
+      },
+      {
+        file: 'lib/batch.js',
+        find: '      if (listening !== null) offAbort(o.signal, listening)\n',
+        replace: "      if (listening !== null) o.signal.removeEventListener('abort', listening.listener)\n",
       },
     ],
     tests: ['signal-listeners.test.js'],
@@ -724,7 +729,7 @@ const MUTANTS = [
     id: 'stryker-sibling-unstoppable',
     area: 'async signal',
     bug: 'when one read on a shared signal ends, the signal\'s listener goes: the reads still running are not stopped by its abort (a blocked one hangs)',
-    patches: [{ file: 'lib/async.js', find: '    if (stops.size === 0 && inFlight.get(signal) === stops) {', replace: '    if (inFlight.get(signal) === stops) {' }],
+    patches: [{ file: 'lib/async.js', find: '  reads.delete(read)\n  if (reads.size === 0) {\n', replace: '  reads.delete(read)\n  {\n' }],
     tests: ['signal-listeners.test.js'],
   },
   // From the cargo-mutants campaigns over src/ (mutation/cargo-mutants/,
