@@ -79,6 +79,9 @@ test('without its platform package: fs answers, and exactly one warning says whe
   assert.deepEqual(JSON.parse(r.stdout), { engine: 'fs', same: true, error: true })
   assert.equal(r.warnings, 1, r.stderr)
   assert.match(r.stderr, new RegExp(`the platform package ${PKG} is not installed`))
+  // What .ci/run asks a build, answered for none: fs reads.
+  const reader = run(home, `process.stdout.write(require('./node_modules/readfile-utf8/lib/native').reader())`)
+  assert.equal(reader.stdout, 'fs', reader.stderr)
   // Where it looked: the path variable, the local build in the package root, the platform package.
   const root = path.join(home, 'node_modules', 'readfile-utf8')
   assert.match(r.stderr, /Looked for: the file READFILE_UTF8_NATIVE_LIBRARY_PATH names \(it is not set\)/)

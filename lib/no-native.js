@@ -13,11 +13,9 @@ module.exports = {
   readPathBytes: forFs,
   readFd: forFs,
   poolOpen: () => null,
-  // -1: no read was queued, fs answers it.
+  // -1: no read was queued, fs answers it. So no read has an id to cancel, and
+  // batches, which check for readFilesOpen, never ask the pool (poolReadAll).
   poolReadEach: () => -1,
-  poolCancel: () => {},
-  poolReadAll: () => -1,
-  poolForget: () => {},
   decodeUtf8: (bytes, start, end) =>
     Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8', start, end),
   setLeanStrings: (next) => {
