@@ -113,3 +113,34 @@ test('an abort after a batch settled changes nothing: its result stands, nothing
     process.off('unhandledRejection', onUnhandled)
   }
 })
+
+test("no read waits for another batch's reads blocked in a silent FIFO (as in fs's pool of four), and the blocked batch, aborted, lets the process exit", unsupportedOnWindows('FIFOs (mkfifo)'), () => {
+  const fifo = scratch('flow-silent-fifo')
+  execFileSync('mkfifo', [fifo])
+  const files = someFiles('flow-beside', 3)
+  // Batch A's readers wait in the FIFO's open for ever (no one opens it to
+  // write), at its concurrency (1: its next entries queued behind; 2: two
+  // readers blocked); reads started beside it must still end.
+  for (const concurrency of [1, 2]) {
+    const { out } = runChild(
+      `const fs = require('node:fs')
+      const files = ${JSON.stringify(files)}
+      const fifo = ${JSON.stringify(fifo)}
+      const controller = new AbortController()
+      const blocked = api.readFilesUtf8Async([fifo, fifo, ...files], { signal: controller.signal, concurrency: ${concurrency} })
+      const settled = blocked.then(() => 'resolved', (err) => err.name)
+      setTimeout(async () => {
+        const beside = await Promise.all([
+          api.readFilesUtf8Async(files, { concurrency: 2 }),
+          api.readFileUtf8Async(files[1]),
+          api.promises.readFile(files[2], 'utf8'),
+        ])
+        console.log(beside[0].join('') === files.map((p) => fs.readFileSync(p, 'utf8')).join(''), beside[1] === fs.readFileSync(files[1], 'utf8'), beside[2] === fs.readFileSync(files[2], 'utf8'))
+        controller.abort()
+        console.log(await settled)
+      }, 200)`,
+      15_000,
+    )
+    assert.deepEqual(out, ['true true true', 'AbortError'], `concurrency ${concurrency}`)
+  }
+})

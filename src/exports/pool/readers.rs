@@ -239,7 +239,10 @@ impl Pool {
         continue;
       }
       let Some(job) = next_job(&mut st.queue) else {
-        self.wake_js(&mut st, false);
+        // Whatever waits in the queue cannot start (its batches are at their
+        // limits, a read of theirs may block for ever): no run is coming, so
+        // the results ready now go to JS now.
+        self.wake_js(&mut st, true);
         st.idle += 1;
         let (next, waited) = self
           .work
@@ -282,8 +285,9 @@ impl Pool {
   }
 
   /// Tells the JS thread that results are ready: at once when no read waits
-  /// to start (nothing else is coming soon) or `now`, else once a run's worth
-  /// (`BATCH_RUN`) is ready, each wake-up costing the JS thread a callback.
+  /// to start (nothing else is coming soon) or `now` (a reader found nothing
+  /// it may start), else once a run's worth (`BATCH_RUN`) is ready, each
+  /// wake-up costing the JS thread a callback.
   pub(super) fn wake_js(&self, st: &mut State, now: bool) {
     if st.wake_queued || st.done.is_empty() {
       return;
@@ -352,12 +356,15 @@ impl Pool {
       }
     }
     st.in_flight += reads;
-    // Wake idle readers for what they can take; start readers for the rest.
-    for _ in 0..reads.min(st.idle) {
+    // Wake idle readers for what they can take; start readers for the rest,
+    // up to libuv's four in all at least: as in fs's pool, reads of others
+    // blocked on FIFOs (a batch's at its limit among them) leave these running.
+    let wanted = reads.min(readers);
+    for _ in 0..wanted.min(st.idle) {
       pool.work.notify_one();
     }
-    let mut unserved = reads.saturating_sub(st.idle);
-    while unserved > 0 && st.readers < readers {
+    let mut unserved = wanted.saturating_sub(st.idle);
+    while unserved > 0 && st.readers < readers.max(max_readers()) {
       let reader = Arc::clone(pool);
       let spawned = std::thread::Builder::new()
         .name("readfile-utf8-pool".into())
