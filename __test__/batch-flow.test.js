@@ -144,3 +144,22 @@ test("no read waits for another batch's reads blocked in a silent FIFO (as in fs
     assert.deepEqual(out, ['true true true', 'AbortError'], `concurrency ${concurrency}`)
   }
 })
+
+test('aborting a batch whose reads wait in a silent FIFO leaves the reads in flight beside it to end: the process waits for them, as for fs', unsupportedOnWindows('FIFOs (mkfifo)'), () => {
+  const silent = scratch('flow-silent-2-fifo')
+  const late = scratch('flow-late-fifo')
+  execFileSync('mkfifo', [silent])
+  execFileSync('mkfifo', [late])
+  const files = someFiles('flow-in-flight', 3)
+  const { out } = runChild(
+    `const { spawn } = require('node:child_process')
+    const controller = new AbortController()
+    api.readFilesUtf8Async([${JSON.stringify(silent)}, ${JSON.stringify(silent)}, ...${JSON.stringify(files)}], { signal: controller.signal, concurrency: 1 }).catch(() => {})
+    // Read once a writer comes, after the abort; only the read keeps this process alive meanwhile.
+    api.readFileUtf8Async(${JSON.stringify(late)}).then((text) => console.log(text))
+    spawn('timeout', ['10', 'sh', '-c', 'sleep 0.5; printf late > "$0"', ${JSON.stringify(late)}], { stdio: 'ignore' }).unref()
+    setTimeout(() => controller.abort(), 100)`,
+    15_000,
+  )
+  assert.deepEqual(out, ['late'])
+})
