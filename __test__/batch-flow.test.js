@@ -26,6 +26,13 @@ function someFiles(name, count) {
   })
 }
 
+/** A FIFO in the scratch folder (no one writes to it unless a test does). */
+function makeFifo(name) {
+  const p = scratch(name)
+  execFileSync('mkfifo', [p])
+  return p
+}
+
 /** Runs `script` (CommonJS, the package as `api`) in a child; it must exit on its own within `ms`. */
 function runChild(script, ms) {
   const started = Date.now()
@@ -53,8 +60,7 @@ test('the process exits on its own once its async batches settle: resolved, reje
 })
 
 test("an abort reaches the entries the JS side reads: a batch holding a caller's fd of a silent FIFO rejects with fs's AbortError at once", unsupportedOnWindows('FIFOs (mkfifo)'), () => {
-  const fifo = scratch('flow-fifo')
-  execFileSync('mkfifo', [fifo])
+  const fifo = makeFifo('flow-fifo')
   const files = someFiles('flow-abort', 3)
   const { out } = runChild(
     `const fs = require('node:fs')
@@ -115,8 +121,7 @@ test('an abort after a batch settled changes nothing: its result stands, nothing
 })
 
 test("no read waits for another batch's reads blocked in a silent FIFO (as in fs's pool of four), and the blocked batch, aborted, lets the process exit", unsupportedOnWindows('FIFOs (mkfifo)'), () => {
-  const fifo = scratch('flow-silent-fifo')
-  execFileSync('mkfifo', [fifo])
+  const silent = makeFifo('flow-silent-fifo')
   const files = someFiles('flow-beside', 3)
   // Batch A's readers wait in the FIFO's open for ever (no one opens it to
   // write), at its concurrency (1: its next entries queued behind; 2: two
@@ -125,7 +130,7 @@ test("no read waits for another batch's reads blocked in a silent FIFO (as in fs
     const { out } = runChild(
       `const fs = require('node:fs')
       const files = ${JSON.stringify(files)}
-      const fifo = ${JSON.stringify(fifo)}
+      const fifo = ${JSON.stringify(silent)}
       const controller = new AbortController()
       const blocked = api.readFilesUtf8Async([fifo, fifo, ...files], { signal: controller.signal, concurrency: ${concurrency} })
       const settled = blocked.then(() => 'resolved', (err) => err.name)
@@ -146,10 +151,8 @@ test("no read waits for another batch's reads blocked in a silent FIFO (as in fs
 })
 
 test('aborting a batch whose reads wait in a silent FIFO leaves the reads in flight beside it to end: the process waits for them, as for fs', unsupportedOnWindows('FIFOs (mkfifo)'), () => {
-  const silent = scratch('flow-silent-2-fifo')
-  const late = scratch('flow-late-fifo')
-  execFileSync('mkfifo', [silent])
-  execFileSync('mkfifo', [late])
+  const silent = makeFifo('flow-silent-2-fifo')
+  const late = makeFifo('flow-late-fifo')
   const files = someFiles('flow-in-flight', 3)
   const { out } = runChild(
     `const { spawn } = require('node:child_process')

@@ -266,4 +266,4 @@ const hooks = {
   promisesReadFile: answers.ourFunction('promisesReadFile', promisesReadFileAnsweredBy(answers.hooked)),
 }
 
-module.exports = { readFileUtf8Async, readFile, promisesReadFile, hooks, onAbort, offAbort }
+module.exports = { readFileUtf8Async, readFile, promisesReadFile, hooks, onAbort, offAbort, listenable }

@@ -15,7 +15,7 @@ const native = require('./native')
 const pool = require('./pool')
 const answers = require('./answers')
 const { abortError, stringTooLong, FS_ANSWERS, STRING_TOO_LONG, TOO_LARGE } = require('./errors')
-const { onAbort, offAbort, readFileUtf8Async } = require('./async')
+const { onAbort, offAbort, listenable, readFileUtf8Async } = require('./async')
 const { readFileUtf8 } = require('./sync')
 const { DELEGATE, isUtf8, openFlags } = require('./options')
 const { nativeArgument } = require('./paths')
@@ -239,7 +239,7 @@ function nativeBatch(args, o) {
     // The single reads' listener, shared by every read and batch on the signal
     // (none past EventTarget's limit, an 'abort' event without abort() ignored);
     // a signal that is no EventTarget is only looked at, as fs.promises does.
-    if (typeof o.signal?.addEventListener === 'function') {
+    if (listenable(o.signal)) {
       listening = { abort: () => finish(abortError(o.signal)) }
       onAbort(o.signal, listening)
     }
