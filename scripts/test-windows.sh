@@ -203,5 +203,15 @@ for version in "${WIN_NODE_VERSIONS[@]}"; do
   echo "skipped on node.exe $version, with the reason each gives:"
   grep -ahE '^\s*ok [0-9]+ - .* # SKIP' "$logs/$version"-*.tap | sed -E 's/^\s*ok [0-9]+ - /  /' || echo "  (none)"
 done
+# Failures last, with their diagnostics: CI keeps only the end of the output.
+if [ "$total_fail" -ne 0 ]; then
+  echo
+  echo "failed, with what each reported (logs: $logs):"
+  for log in "$logs"/*.tap; do
+    grep -qaE '^\s*not ok ' "$log" || continue
+    echo "  $(basename "$log" .tap):"
+    awk '/^[[:space:]]*not ok / { shown = 0; on = 1 } on && shown < 40 { print "    " $0; shown++ } /^[[:space:]]*\.\.\.$/ { on = 0 }' "$log"
+  done
+fi
 echo "windows: $total_pass passed, $total_fail failed, $total_skip skipped in $((SECONDS - started)) s"
 [ "$total_fail" -eq 0 ]
