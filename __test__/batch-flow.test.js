@@ -9,42 +9,14 @@
 const { test } = require('node:test')
 const assert = require('node:assert/strict')
 const fs = require('node:fs')
-const path = require('node:path')
 const { getEventListeners } = require('node:events')
-const { spawnSync, execFileSync } = require('node:child_process')
 
 const { readFilesUtf8Async, readFileUtf8Async } = require('..')
-const { scratch, unsupportedOnWindows } = require('./helpers')
-
-const ROOT = path.join(__dirname, '..')
-
-function someFiles(name, count) {
-  return Array.from({ length: count }, (_, i) => {
-    const p = scratch(`${name}-${i}.txt`)
-    fs.writeFileSync(p, `file ${i} é中😀 `.repeat(i * 50))
-    return p
-  })
-}
-
-/** A FIFO in the scratch folder (no one writes to it unless a test does). */
-function makeFifo(name) {
-  const p = scratch(name)
-  execFileSync('mkfifo', [p])
-  return p
-}
-
-/** Runs `script` (CommonJS, the package as `api`) in a child; it must exit on its own within `ms`. */
-function runChild(script, ms) {
-  const started = Date.now()
-  const r = spawnSync(process.execPath, ['-e', `const api = require(${JSON.stringify(ROOT)});\n${script}`], { encoding: 'utf8', timeout: ms })
-  assert.equal(r.signal, null, `the child did not exit within ${ms} ms (killed by ${r.signal}): ${r.stdout}${r.stderr}`)
-  assert.equal(r.status, 0, r.stderr)
-  return { out: r.stdout.trim().split('\n'), ms: Date.now() - started }
-}
+const { unsupportedOnWindows, someTextFiles: someFiles, makeFifo, runPackageChild: runChild } = require('./helpers')
 
 test('the process exits on its own once its async batches settle: resolved, rejected, with errors returned, with a signal never aborted', () => {
   const files = someFiles('exits', 30)
-  const { out } = runChild(
+  const out = runChild(
     `const files = ${JSON.stringify(files)}
     const controller = new AbortController()
     ;(async () => {
@@ -62,7 +34,7 @@ test('the process exits on its own once its async batches settle: resolved, reje
 test("an abort reaches the entries the JS side reads: a batch holding a caller's fd of a silent FIFO rejects with fs's AbortError at once", unsupportedOnWindows('FIFOs (mkfifo)'), () => {
   const fifo = makeFifo('flow-fifo')
   const files = someFiles('flow-abort', 3)
-  const { out } = runChild(
+  const out = runChild(
     `const fs = require('node:fs')
     const files = ${JSON.stringify(files)}
     // Opened read-write, so that the open does not wait; no one writes.
@@ -127,7 +99,7 @@ test("no read waits for another batch's reads blocked in a silent FIFO (as in fs
   // write), at its concurrency (1: its next entries queued behind; 2: two
   // readers blocked); reads started beside it must still end.
   for (const concurrency of [1, 2]) {
-    const { out } = runChild(
+    const out = runChild(
       `const fs = require('node:fs')
       const files = ${JSON.stringify(files)}
       const fifo = ${JSON.stringify(silent)}
@@ -154,7 +126,7 @@ test('aborting a batch whose reads wait in a silent FIFO leaves the reads in fli
   const silent = makeFifo('flow-silent-2-fifo')
   const late = makeFifo('flow-late-fifo')
   const files = someFiles('flow-in-flight', 3)
-  const { out } = runChild(
+  const out = runChild(
     `const { spawn } = require('node:child_process')
     const controller = new AbortController()
     api.readFilesUtf8Async([${JSON.stringify(silent)}, ${JSON.stringify(silent)}, ...${JSON.stringify(files)}], { signal: controller.signal, concurrency: 1 }).catch(() => {})

@@ -160,6 +160,34 @@ function installPackage(dir, name, target) {
   return dest
 }
 
+/** `count` files of mixed text (ASCII, Latin-1, CJK, emoji), of growing size, in the scratch folder. */
+function someTextFiles(name, count) {
+  return Array.from({ length: count }, (_, i) => {
+    const p = scratch(`${name}-${i}.txt`)
+    fs.writeFileSync(p, `${name} ${i} é中😀 `.repeat(1 + i * 40))
+    return p
+  })
+}
+
+/** A FIFO in the scratch folder (no one writes to it unless a test does). */
+function makeFifo(name) {
+  const p = scratch(name)
+  require('node:child_process').execFileSync('mkfifo', [p])
+  return p
+}
+
+/**
+ * Runs `script` (CommonJS, the package as `api`) in a child Node; it must exit
+ * on its own, with status 0, within `ms`. Returns its output's lines.
+ */
+function runPackageChild(script, ms) {
+  const root = path.join(__dirname, '..')
+  const r = require('node:child_process').spawnSync(process.execPath, ['-e', `const api = require(${JSON.stringify(root)});\n${script}`], { encoding: 'utf8', timeout: ms })
+  assert.equal(r.signal, null, `the child did not exit within ${ms} ms (killed by ${r.signal}): ${r.stdout}${r.stderr}`)
+  assert.equal(r.status, 0, r.stderr)
+  return r.stdout.trim().split('\n')
+}
+
 module.exports = {
   SCRATCH,
   FAST_MODE_ENV,
@@ -175,4 +203,7 @@ module.exports = {
   unsupportedOnWindows,
   openFdCount,
   installPackage,
+  someTextFiles,
+  makeFifo,
+  runPackageChild,
 }

@@ -40,7 +40,7 @@ const CAMPAIGNS = {
   pool: {
     about: 'exports/pool/: async reads on the pool of reader threads, single and batched',
     scope: ['-f', 'src/exports/pool/mod.rs', '-f', 'src/exports/pool/readers.rs'],
-    js: ['concurrent-reads.test.js', 'async.test.js', 'batch-flow.test.js', 'signal-listeners.test.js'],
+    js: ['concurrent-reads.test.js', 'async.test.js', 'batch-flow.test.js', 'signal-listeners.test.js', 'pool-readers.test.js'],
     rust: RUST_TESTS,
   },
   'external-memory': {

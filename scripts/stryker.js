@@ -69,6 +69,11 @@ const CAMPAIGNS = {
     // Not the timings (of the main thread, of how soon an abort rejects), which a loaded machine fails.
     skip: ['64 concurrent reads', 'large async reads leave', 'one real /dev/zero read', 'an aborted signal rejects'],
   },
+  pool: {
+    mutate: ['lib/pool.js'],
+    tests: ['pool-readers.test.js', 'concurrent-reads.test.js', 'batch-flow.test.js', 'signal-listeners.test.js', 'async.test.js'],
+    skip: ['64 concurrent reads', 'large async reads leave', 'one real /dev/zero read', 'an aborted signal rejects'],
+  },
   'fd-async': { mutate: ['lib/fd-async.js'], tests: ['fd-async.test.js', 'async.test.js'], skip: ['64 concurrent reads', 'large async reads leave'] },
   heap: { mutate: ['lib/heap.js', 'index.js', 'lib/no-native.js'], tests: ['memory-mode.test.js', 'loader.test.js'] },
   sync: {
