@@ -742,6 +742,47 @@ const MUTANTS = [
     patches: [{ file: 'src/pipeline.rs', find: '  OTHER_RUNTIME.store(true, Ordering::Relaxed);\n', replace: '' }],
     tests: ['copies.test.js'],
   },
+  {
+    id: 'pool-forget-others',
+    area: 'pool: aborted batches',
+    bug: "aborting one async batch forgets every other batch instead: a second batch blocked in a FIFO, aborted, keeps the process alive for ever",
+    patches: [{ file: 'src/exports/pool/mod.rs', find: '  st.groups.retain(|g| g.first != first);\n', replace: '  st.groups.retain(|g| g.first == first);\n' }],
+    tests: ['pool-readers.test.js'],
+  },
+  {
+    id: 'pool-forgotten-result',
+    area: 'pool: aborted batches',
+    bug: "an aborted batch's read that ends after the abort hands its result to JS: the count of reads in flight wraps, and later reads no longer keep the process alive",
+    patches: [{ file: 'src/exports/pool/readers.rs', find: '      if st.closed || forgotten {\n', replace: '      if st.closed && forgotten {\n' }],
+    tests: ['pool-readers.test.js'],
+  },
+  {
+    id: 'pool-js-entries',
+    area: 'pool: async batches',
+    bug: "an async batch's entries that JS reads itself (fds) are read by the pool too, each giving a result no one waits for: the count of reads in flight goes wrong",
+    patches: [
+      {
+        file: 'src/exports/pool/readers.rs',
+        find: '        // Entries JS reads itself are not queued.\n        while *next < paths.len() && paths.get(*next).is_none() {\n',
+        replace: '        // Entries JS reads itself are not queued.\n        while *next == paths.len() && paths.get(*next).is_none() {\n',
+      },
+    ],
+    tests: ['pool-readers.test.js'],
+  },
+  {
+    id: 'pool-unbounded-results',
+    area: 'pool: memory',
+    bug: 'readers go on reading while the results waiting for the JS thread hold BATCH_PENDING_MAX_BYTES: a batch of large files held all in memory at once',
+    patches: [{ file: 'src/exports/pool/readers.rs', find: '      if st.done_bytes >= tuned!(BATCH_PENDING_MAX_BYTES) && !st.queue.is_empty() {\n', replace: '      if st.done_bytes >= tuned!(BATCH_PENDING_MAX_BYTES) && st.queue.is_empty() {\n' }],
+    tests: ['pool-readers.test.js'],
+  },
+  {
+    id: 'pool-threads-to-cap',
+    area: 'pool: threads',
+    bug: 'each submit starts readers up to the cap, however few reads it brings: a lone read starts four threads',
+    patches: [{ file: 'src/exports/pool/readers.rs', find: '      st.readers += 1;\n      unserved -= 1;\n', replace: '      st.readers += 1;\n      unserved += 1;\n' }],
+    tests: ['pool-readers.test.js'],
+  },
 ]
 
 const { values: args } = parseArgs({
