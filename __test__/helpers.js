@@ -177,12 +177,13 @@ function makeFifo(name) {
 }
 
 /**
- * Runs `script` (CommonJS, the package as `api`) in a child Node; it must exit
- * on its own, with status 0, within `ms`. Returns its output's lines.
+ * Runs `script` (CommonJS, the package as `api`) in a child Node (with
+ * `nodeArgs`); it must exit on its own, with status 0, within `ms`. Returns
+ * its output's lines.
  */
-function runPackageChild(script, ms) {
+function runPackageChild(script, ms, nodeArgs = []) {
   const root = path.join(__dirname, '..')
-  const r = require('node:child_process').spawnSync(process.execPath, ['-e', `const api = require(${JSON.stringify(root)});\n${script}`], { encoding: 'utf8', timeout: ms })
+  const r = require('node:child_process').spawnSync(process.execPath, [...nodeArgs, '-e', `const api = require(${JSON.stringify(root)});\n${script}`], { encoding: 'utf8', timeout: ms })
   assert.equal(r.signal, null, `the child did not exit within ${ms} ms (killed by ${r.signal}): ${r.stdout}${r.stderr}`)
   assert.equal(r.status, 0, r.stderr)
   return r.stdout.trim().split('\n')

@@ -163,3 +163,34 @@ test('an async batch whose results the JS thread does not take yet holds at most
     for (const p of files) fs.rmSync(p, { force: true })
   }
 })
+
+/** In a child run with --expose-gc: collects until `ref` is gone (a few rounds), then prints whether it is. */
+const COLLECTED = `async function collected(ref) {
+  for (let i = 0; i < 5 && ref.deref() !== undefined; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    gc()
+  }
+  return ref.deref() === undefined
+}`
+
+test('a settled async batch keeps nothing of its own: its array, once the caller drops it, is collected with no read after it, fds among its entries or not', () => {
+  const files = someFiles('pool-collected', 3)
+  const out = runChild(
+    `const fs = require('node:fs')
+    ${COLLECTED}
+    const files = ${JSON.stringify(files)}
+    ;(async () => {
+      for (const withFd of [false, true]) {
+        const fd = withFd ? fs.openSync(files[0], 'r') : null
+        let texts = await api.readFilesUtf8Async(withFd ? [fd, files[1], files[2]] : files)
+        if (fd !== null) fs.closeSync(fd)
+        const ref = new WeakRef(texts)
+        texts = null
+        console.log(withFd, await collected(ref))
+      }
+    })()`,
+    20_000,
+    ['--expose-gc'],
+  )
+  assert.deepEqual(out, ['false true', 'true true'])
+})
