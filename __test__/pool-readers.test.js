@@ -194,3 +194,46 @@ test('a settled async batch keeps nothing of its own: its array, once the caller
   )
   assert.deepEqual(out, ['false true', 'true true'])
 })
+
+test('an aborted async batch keeps nothing of its own while its read stays blocked in a silent FIFO: its signal, once the caller drops it and the error, is collected', unsupportedOnWindows('FIFOs (mkfifo)'), () => {
+  const silent = makeFifo('pool-collected-fifo')
+  const files = someFiles('pool-collected-abort', 3)
+  const out = runChild(
+    `${COLLECTED}
+    let controller = new AbortController()
+    const ref = new WeakRef(controller.signal)
+    let batch = api.readFilesUtf8Async([${JSON.stringify(silent)}, ...${JSON.stringify(files)}], { signal: controller.signal, concurrency: 1 })
+    setTimeout(async () => {
+      controller.abort()
+      controller = null
+      // The error's cause (the abort's reason) has a stack that holds the controller: dropped too.
+      console.log(await batch.then(() => 'resolved', (err) => err.name))
+      batch = null
+      console.log(await collected(ref))
+    }, 100)`,
+    20_000,
+    ['--expose-gc'],
+  )
+  assert.deepEqual(out, ['AbortError', 'true'])
+})
+
+test('a read whose signal aborts in the turn it started is never handed to a reader: no reader opens its FIFO (a writer opening it without blocking finds no reader, ENXIO)', unsupportedOnWindows('FIFOs (mkfifo)'), () => {
+  const fifo = makeFifo('pool-stopped-fifo')
+  const out = runChild(
+    `const fs = require('node:fs')
+    const controller = new AbortController()
+    const reading = api.readFileUtf8Async(${JSON.stringify(fifo)}, { signal: controller.signal }).then(() => 'resolved', (err) => err.name)
+    controller.abort()
+    setTimeout(async () => {
+      console.log(await reading)
+      try {
+        fs.closeSync(fs.openSync(${JSON.stringify(fifo)}, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK))
+        console.log('a reader had it open')
+      } catch (err) {
+        console.log(err.code)
+      }
+    }, 300)`,
+    15_000,
+  )
+  assert.deepEqual(out, ['AbortError', 'ENXIO'])
+})

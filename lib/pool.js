@@ -9,7 +9,7 @@
 // the rest at the end of the turn's synchronous code.
 const { setImmediate } = require('node:timers')
 const native = require('./native')
-const { FS_ANSWERS } = require('./errors')
+const { FS_ANSWERS, CANCELLED } = require('./errors')
 const { BATCH_RUN } = require('./limits')
 
 let handle
@@ -44,9 +44,12 @@ let asked = []
 
 /** Hands the single reads asked for since the last hand-over to the pool, in one call. */
 function submit() {
-  const reads = asked
-  if (reads.length === 0) return
+  // A read stopped before its hand-over is not handed over: no reader opens its file.
+  const stopped = asked.filter((read) => read.stopped)
+  const reads = stopped.length === 0 ? asked : asked.filter((read) => !read.stopped)
   asked = []
+  if (stopped.length > 0) queueMicrotask(() => stopped.forEach((read) => read.settled(CANCELLED)))
+  if (reads.length === 0) return
   const paths = new Array(reads.length)
   const flags = new Int32Array(reads.length)
   const cancellable = new Uint8Array(reads.length)
@@ -69,7 +72,6 @@ function submit() {
   for (let i = 0; i < reads.length; i++) {
     const read = reads[i]
     read.id = (first + i) % 2 ** 32
-    if (read.stopped) native.poolCancel(handle, read.id)
     waiting.set(read.id, read)
   }
 }
