@@ -5,6 +5,7 @@ const assert = require('node:assert/strict')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+const { execFileSync, spawnSync } = require('node:child_process')
 
 // A child process may be given its parent's folder (READFILE_UTF8_TEST_SCRATCH),
 // which the parent then removes: under a broken SIMDUTF_FORCE_IMPLEMENTATION,
@@ -172,7 +173,7 @@ function someTextFiles(name, count) {
 /** A FIFO in the scratch folder (no one writes to it unless a test does). */
 function makeFifo(name) {
   const p = scratch(name)
-  require('node:child_process').execFileSync('mkfifo', [p])
+  execFileSync('mkfifo', [p])
   return p
 }
 
@@ -183,7 +184,7 @@ function makeFifo(name) {
  */
 function runPackageChild(script, ms, nodeArgs = []) {
   const root = path.join(__dirname, '..')
-  const r = require('node:child_process').spawnSync(process.execPath, [...nodeArgs, '-e', `const api = require(${JSON.stringify(root)});\n${script}`], { encoding: 'utf8', timeout: ms })
+  const r = spawnSync(process.execPath, [...nodeArgs, '-e', `const api = require(${JSON.stringify(root)});\n${script}`], { encoding: 'utf8', timeout: ms })
   assert.equal(r.signal, null, `the child did not exit within ${ms} ms (killed by ${r.signal}): ${r.stdout}${r.stderr}`)
   assert.equal(r.status, 0, r.stderr)
   return r.stdout.trim().split('\n')

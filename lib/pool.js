@@ -44,12 +44,9 @@ let asked = []
 
 /** Hands the single reads asked for since the last hand-over to the pool, in one call. */
 function submit() {
-  // A read stopped before its hand-over is not handed over: no reader opens its file.
-  const stopped = asked.filter((read) => read.stopped)
-  const reads = stopped.length === 0 ? asked : asked.filter((read) => !read.stopped)
-  asked = []
-  if (stopped.length > 0) queueMicrotask(() => stopped.forEach((read) => read.settled(CANCELLED)))
+  const reads = asked
   if (reads.length === 0) return
+  asked = []
   const paths = new Array(reads.length)
   const flags = new Int32Array(reads.length)
   const cancellable = new Uint8Array(reads.length)
@@ -89,13 +86,19 @@ class Read {
     this.flags = flags
     this.cancellable = cancellable
     this.id = undefined
-    this.stopped = false
   }
 
-  /** Stops the read at its next chunk; it is settled all the same, with a code its caller ignores. */
+  /**
+   * Stops the read at its next chunk, or before it starts: one not handed
+   * over yet never is (no reader opens its file). It is settled all the
+   * same, with a code its caller ignores.
+   */
   stop() {
-    if (this.id === undefined) this.stopped = true
-    else native.poolCancel(handle, this.id)
+    if (this.id !== undefined) return native.poolCancel(handle, this.id)
+    const i = asked.indexOf(this)
+    if (i < 0) return // its hand-over failed: it is being settled already
+    asked.splice(i, 1)
+    queueMicrotask(() => this.settled(CANCELLED))
   }
 }
 
